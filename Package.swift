@@ -1,0 +1,161 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Every target builds in Swift 6 language mode with strict concurrency.
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "custodian",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "auth", targets: ["auth"]),
+        .executable(name: "vault", targets: ["vault"]),
+        .executable(name: "routes", targets: ["routes"]),
+        .executable(name: "devices", targets: ["devices"]),
+        .executable(name: "statistics", targets: ["statistics"]),
+        .executable(name: "links", targets: ["links"]),
+        .executable(name: "custodian", targets: ["custodian"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+    ],
+    targets: [
+        // MARK: Shared libraries
+        .target(
+            name: "CustodianRPC",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/RPC",
+            swiftSettings: settings
+        ),
+        .target(
+            name: "CustodianSecurity",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Shared/Security",
+            swiftSettings: settings
+        ),
+        .target(
+            name: "CustodianRuntime",
+            dependencies: [
+                "CustodianRPC",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/Runtime",
+            swiftSettings: settings
+        ),
+
+        // MARK: Services (a library with the domain code, an executable that runs it)
+        .target(
+            name: "GatewayKit",
+            dependencies: [
+                "CustodianRPC",
+                "CustodianRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Services/gateway/GatewayKit",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "gateway", dependencies: ["GatewayKit"], path: "Services/gateway/Main", swiftSettings: settings),
+
+        .target(
+            name: "AuthService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Services/auth/AuthService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "auth", dependencies: ["AuthService"], path: "Services/auth/Main", swiftSettings: settings),
+
+        .target(
+            name: "DevicesService",
+            dependencies: ["CustodianRPC", "CustodianRuntime", "CustodianSecurity"],
+            path: "Services/devices/DevicesService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "devices", dependencies: ["DevicesService"], path: "Services/devices/Main", swiftSettings: settings),
+
+        .target(
+            name: "LinksService",
+            dependencies: ["CustodianRPC", "CustodianRuntime"],
+            path: "Services/links/LinksService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "links", dependencies: ["LinksService"], path: "Services/links/Main", swiftSettings: settings),
+
+        // Domains that later issues fill in: they already run, migrate their schema and answer system.*.
+        .executableTarget(name: "vault", dependencies: ["CustodianRuntime"], path: "Services/vault/Main", swiftSettings: settings),
+        .executableTarget(name: "routes", dependencies: ["CustodianRuntime"], path: "Services/routes/Main", swiftSettings: settings),
+        .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
+
+        // MARK: Command line
+        .executableTarget(
+            name: "custodian",
+            dependencies: [
+                "CustodianRuntime", "CustodianSecurity", "AuthService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/custodian",
+            swiftSettings: settings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "CustodianRPCTests",
+            dependencies: ["CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio")],
+            path: "Tests/RPCTests"
+        ),
+        .testTarget(
+            name: "RuntimeTests",
+            dependencies: ["CustodianRuntime", "CustodianSecurity"],
+            path: "Tests/RuntimeTests"
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "GatewayKit", "CustodianRPC",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/GatewayTests"
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/IntegrationTests"
+        ),
+    ]
+)

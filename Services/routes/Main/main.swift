@@ -1,0 +1,4 @@
+import CustodianRuntime
+
+// The routes domain comes in a later issue; the service already runs, owns its schema and answers system.*.
+await ServiceHost.main(ServiceDefinition(name: "routes"))

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+
+/// Who is calling, on whose behalf, and until when: established by the gateway for each HTTP request and
+/// passed along unchanged by every service that calls another one on the way.
+public struct CallContext: Codable, Sendable {
+    /// The `X-Request-Id` of the HTTP request this call serves.
+    public var requestID: String
+    /// Milliseconds since 1970 after which nobody waits for the answer any more.
+    public var deadline: Int64?
+    public var principal: Principal?
+    /// A credential the gateway could not check itself (an opaque bearer token), for the owning service.
+    public var credential: Credential?
+
+    /// Carries `request_id` metadata; set by the server for each call, not sent on the wire.
+    public var logger: Logger
+
+    public init(requestID: String, deadline: Date? = nil, principal: Principal? = nil, credential: Credential? = nil,
+                logger: Logger = Logger(label: "custodian")) {
+        self.requestID = requestID
+        self.deadline = deadline.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        self.principal = principal
+        self.credential = credential
+        self.logger = logger
+        self.logger[metadataKey: "request_id"] = .string(requestID)
+    }
+
+    enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.requestID = try container.decode(String.self, forKey: .requestID)
+        self.deadline = try container.decodeIfPresent(Int64.self, forKey: .deadline)
+        self.principal = try container.decodeIfPresent(Principal.self, forKey: .principal)
+        self.credential = try container.decodeIfPresent(Credential.self, forKey: .credential)
+        self.logger = Logger(label: "custodian")
+    }
+
+    public var deadlineDate: Date? {
+        deadline.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// A context for work that no HTTP request started (start-up jobs, command-line tools).
+    public static func background(_ purpose: String, timeout: TimeInterval = 30) -> CallContext {
+        CallContext(requestID: "\(purpose)-\(UUID().uuidString.lowercased())", deadline: Date().addingTimeInterval(timeout))
+    }
+}
+
+/// An authenticated caller.
+public struct Principal: Codable, Sendable, Equatable {
+    /// What kind of identity: `admin`, `account`, `device`, `app`, `user`, `module`, `consumer`.
+    public var kind: String
+    public var id: String
+    /// The session the credential belongs to, where one exists (for revocation).
+    public var session: String?
+    public var scopes: [String]
+
+    public init(kind: String, id: String, session: String? = nil, scopes: [String] = []) {
+        self.kind = kind
+        self.id = id
+        self.session = session
+        self.scopes = scopes
+    }
+}
+
+/// A bearer token forwarded to the service that issued it, and the kind of principal the route wants.
+public struct Credential: Codable, Sendable, Equatable {
+    public var token: String
+    public var expectedKind: String?
+
+    public init(token: String, expectedKind: String? = nil) {
+        self.token = token
+        self.expectedKind = expectedKind
+    }
+}

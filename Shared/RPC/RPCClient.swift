@@ -1,0 +1,251 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Calls methods of other services by service name. Finds each service's replicas (socket files in its
+/// runtime directory, or configured endpoints), spreads calls across them, keeps a few pipelined connections
+/// per replica, reconnects on its own, and retries on another replica only when a call certainly did not run.
+public final class RPCClient: Service, Sendable {
+    public struct Settings: Sendable {
+        public var connectionsPerEndpoint = 2
+        /// Calls in flight on the least busy connection before a further one is opened.
+        public var callsBeforeAnotherConnection = 32
+        public var maximumFrameSize = RPCFraming.defaultMaximumFrameSize
+        public var connectTimeout: TimeAmount = .milliseconds(500)
+        /// How long a replica that refused a connection is skipped.
+        public var downInterval: TimeAmount = .seconds(1)
+        /// Used when the caller's context has no deadline.
+        public var defaultTimeout: Duration = .seconds(30)
+        /// How often a runtime directory is listed again for new or vanished replicas.
+        public var rescanInterval: Duration = .milliseconds(500)
+
+        public init() {}
+    }
+
+    /// Where a service's replicas are.
+    public enum Discovery: Sendable, Equatable {
+        /// Every `*.sock` file in this directory is one replica.
+        case directory(String)
+        case endpoints([Endpoint])
+    }
+
+    /// Told about every call, for metrics.
+    public typealias Observer = @Sendable (_ service: String, _ method: String, _ seconds: Double, _ outcome: String) -> Void
+
+    private let services: [String: ServiceReplicas]
+    private let logger: Logger
+    private let observer: Observer
+
+    public init(
+        services: [String: Discovery],
+        settings: Settings = Settings(),
+        logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        observer: @escaping Observer = { _, _, _, _ in }
+    ) {
+        self.services = services.mapValues {
+            ServiceReplicas(discovery: $0, settings: settings, eventLoopGroup: eventLoopGroup)
+        }
+        self.logger = logger
+        self.observer = observer
+    }
+
+    public var serviceNames: [String] { services.keys.sorted() }
+
+    /// Calls `method` of `service` and decodes its result.
+    public func call<Input: Codable & Sendable, Output: Decodable & Sendable>(
+        _ service: String, _ method: String, input: Input, context: CallContext,
+        as output: Output.Type = Output.self, timeout: Duration? = nil
+    ) async throws -> Output {
+        let started = ContinuousClock.now
+        do {
+            let result: Output = try await perform(service, method, input: input, context: context, timeout: timeout)
+            observer(service, method, (ContinuousClock.now - started).seconds, "ok")
+            return result
+        } catch let error as RPCError {
+            observer(service, method, (ContinuousClock.now - started).seconds, error.code.httpStatus >= 500 ? "error" : "rejected")
+            throw error
+        } catch {
+            observer(service, method, (ContinuousClock.now - started).seconds, "error")
+            throw error
+        }
+    }
+
+    /// Calls a method that takes no input.
+    public func call<Output: Decodable & Sendable>(
+        _ service: String, _ method: String, context: CallContext, as output: Output.Type = Output.self, timeout: Duration? = nil
+    ) async throws -> Output {
+        try await call(service, method, input: Empty(), context: context, as: output, timeout: timeout)
+    }
+
+    private func perform<Input: Codable & Sendable, Output: Decodable & Sendable>(
+        _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?
+    ) async throws -> Output {
+        guard let replicas = services[service] else {
+            throw RPCError.unavailable("no endpoint is configured for service \(service)", reason: "service_unknown")
+        }
+        let deadline = effectiveDeadline(context: context, timeout: timeout ?? replicas.settings.defaultTimeout)
+        var callContext = context
+        callContext.deadline = Int64((deadline.timeIntervalSince1970 * 1000).rounded())
+
+        let candidates = replicas.candidates()
+        guard !candidates.isEmpty else {
+            throw RPCError.unavailable("no replica of service \(service) is running", reason: "service_unavailable")
+        }
+        var lastProblem = "no replica answered"
+        for pool in candidates {
+            let connection: RPCConnection
+            do {
+                connection = try await pool.connection()
+            } catch let error as RPCTransportError {
+                lastProblem = error.description
+                continue
+            }
+            let id = connection.allocateID()
+            let frame = try JSONEncoder().encodeAsByteBuffer(
+                RPCRequest(id: id, method: method, params: RPCParams(context: callContext, input: input)),
+                allocator: ByteBufferAllocator())
+            let response: ByteBuffer
+            do {
+                response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
+            } catch let error as RPCTransportError {
+                switch error {
+                case .deadlineExceeded:
+                    throw RPCError(.deadlineExceeded, reason: "deadline_exceeded",
+                                   message: "service \(service) did not answer \(method) in time")
+                case .connectFailed:
+                    lastProblem = error.description
+                    continue
+                case .connectionClosed, .malformedResponse:
+                    pool.markDown()
+                    logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
+                    throw RPCError.unavailable("lost the connection to service \(service) during \(method)", reason: "service_connection_lost")
+                }
+            }
+            let body: RPCResponseBody<Output>
+            do {
+                body = try JSONDecoder().decode(RPCResponseBody<Output>.self, from: response)
+            } catch {
+                throw RPCError.internal("service \(service) answered \(method) with a result of an unexpected shape")
+            }
+            if let error = body.error {
+                let rpcError = RPCError(error)
+                if rpcError.reason == "shutting_down" {
+                    // The replica refused the call before running it: another one may take it.
+                    lastProblem = "replica is shutting down"
+                    continue
+                }
+                throw rpcError
+            }
+            if let result = body.result { return result }
+            if let null = JSONValue.null as? Output { return null }
+            throw RPCError.internal("service \(service) answered \(method) without a result")
+        }
+        throw RPCError.unavailable("no replica of service \(service) is available (\(lastProblem))", reason: "service_unavailable")
+    }
+
+    private func effectiveDeadline(context: CallContext, timeout: Duration) -> Date {
+        let own = Date().addingTimeInterval(timeout.seconds)
+        guard let callerDeadline = context.deadlineDate else { return own }
+        return min(own, callerDeadline)
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        shutdown()
+    }
+
+    /// Closes every connection.
+    public func shutdown() {
+        for replicas in services.values { replicas.close() }
+    }
+}
+
+/// The replicas of one service and a pool for each.
+final class ServiceReplicas: Sendable {
+    let settings: RPCClient.Settings
+    private let discovery: RPCClient.Discovery
+    private let eventLoopGroup: any EventLoopGroup
+    private let state = Mutex(State())
+    private let nextStart = Atomic<Int>(0)
+
+    private struct State {
+        var pools: [Endpoint: EndpointPool] = [:]
+        var scannedAt: ContinuousClock.Instant?
+    }
+
+    init(discovery: RPCClient.Discovery, settings: RPCClient.Settings, eventLoopGroup: any EventLoopGroup) {
+        self.discovery = discovery
+        self.settings = settings
+        self.eventLoopGroup = eventLoopGroup
+    }
+
+    /// The pools to try, available ones first, starting at a rotating position.
+    func candidates() -> [EndpointPool] {
+        let pools = currentPools()
+        guard !pools.isEmpty else { return [] }
+        let start = nextStart.wrappingAdd(1, ordering: .relaxed).oldValue
+        let rotated = (0..<pools.count).map { pools[(start + $0) % pools.count] }
+        return rotated.filter(\.isAvailable) + rotated.filter { !$0.isAvailable }
+    }
+
+    private func currentPools() -> [EndpointPool] {
+        let now = ContinuousClock.now
+        let needsScan = state.withLock { state in
+            state.scannedAt.map { now - $0 >= settings.rescanInterval } ?? true
+        }
+        let endpoints: [Endpoint]? = needsScan ? discover() : nil
+        let (pools, vanished): ([EndpointPool], [EndpointPool]) = state.withLock { state in
+            var vanished: [EndpointPool] = []
+            if let endpoints {
+                state.scannedAt = now
+                for (endpoint, pool) in state.pools where !endpoints.contains(endpoint) {
+                    vanished.append(pool)
+                    state.pools[endpoint] = nil
+                }
+                for endpoint in endpoints where state.pools[endpoint] == nil {
+                    state.pools[endpoint] = EndpointPool(endpoint: endpoint, settings: settings, eventLoopGroup: eventLoopGroup)
+                }
+            }
+            return (state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description }, vanished)
+        }
+        for pool in vanished { pool.close() }
+        return pools
+    }
+
+    private func discover() -> [Endpoint] {
+        switch discovery {
+        case .endpoints(let endpoints):
+            return endpoints
+        case .directory(let directory):
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { try? Endpoint("unix:\(directory)/\($0)") }
+        }
+    }
+
+    func close() {
+        let pools = state.withLock { state in
+            defer { state.pools.removeAll() }
+            return Array(state.pools.values)
+        }
+        for pool in pools { pool.close() }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension NIODeadline {
+    init(_ date: Date) {
+        let remaining = max(0, date.timeIntervalSinceNow)
+        self = .now() + .nanoseconds(Int64(remaining * 1e9))
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import Synchronization
+
+/// Why a call got no answer from the peer.
+public enum RPCTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing was sent: the endpoint refused or did not accept the connection.
+    case connectFailed(endpoint: String, reason: String)
+    /// The request may have reached the peer, but the connection closed before the response came.
+    case connectionClosed(endpoint: String)
+    case deadlineExceeded(endpoint: String)
+    /// The response could not be read.
+    case malformedResponse(String)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let endpoint, let reason): "could not connect to \(endpoint): \(reason)"
+        case .connectionClosed(let endpoint): "connection to \(endpoint) closed before the response arrived"
+        case .deadlineExceeded(let endpoint): "no response from \(endpoint) before the deadline"
+        case .malformedResponse(let problem): "malformed RPC response: \(problem)"
+        }
+    }
+
+    /// True when the request certainly did not run, so another replica may be tried.
+    public var isSafeToRetry: Bool {
+        if case .connectFailed = self { return true }
+        return false
+    }
+}
+
+/// One client connection that carries many calls at once and matches responses to calls by id.
+final class RPCConnection: Sendable {
+    let endpoint: Endpoint
+    private let channel: any Channel
+    private let handler: NIOLoopBound<RPCClientHandler>
+    private let nextID = Atomic<Int64>(1)
+
+    private init(endpoint: Endpoint, channel: any Channel, handler: NIOLoopBound<RPCClientHandler>) {
+        self.endpoint = endpoint
+        self.channel = channel
+        self.handler = handler
+    }
+
+    static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount,
+                        eventLoopGroup: any EventLoopGroup) -> EventLoopFuture<RPCConnection> {
+        let bootstrap = ClientBootstrap(group: eventLoopGroup)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try RPCFraming.addHandlers(to: channel.pipeline.syncOperations, maximumFrameSize: maximumFrameSize)
+                    try channel.pipeline.syncOperations.addHandler(RPCClientHandler(endpoint: endpoint.description))
+                }
+            }
+        let connected: EventLoopFuture<any Channel>
+        switch endpoint {
+        case .unix(let path): connected = bootstrap.connect(unixDomainSocketPath: path)
+        case .tcp(let host, let port): connected = bootstrap.connect(host: host, port: port)
+        }
+        return connected.flatMapErrorThrowing { error in
+            throw RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "\(error)")
+        }.flatMapThrowing { channel in
+            let handler = try channel.pipeline.syncOperations.handler(type: RPCClientHandler.self)
+            return RPCConnection(endpoint: endpoint, channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+        }
+    }
+
+    var isActive: Bool { channel.isActive }
+
+    /// Calls waiting for a response, for choosing the least busy connection.
+    var inFlight: Int { callsInFlight.load(ordering: .relaxed) }
+    private let callsInFlight = Atomic<Int>(0)
+
+    func allocateID() -> RPCID {
+        .number(nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    /// Sends a request frame and waits for the response frame with the same id.
+    func call(id: RPCID, frame: ByteBuffer, deadline: NIODeadline) async throws -> ByteBuffer {
+        callsInFlight.wrappingAdd(1, ordering: .relaxed)
+        defer { callsInFlight.wrappingSubtract(1, ordering: .relaxed) }
+        let handler = self.handler
+        let eventLoop = channel.eventLoop
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                eventLoop.execute {
+                    handler.value.send(id: id, frame: frame, deadline: deadline, continuation: continuation)
+                }
+            }
+        } onCancel: {
+            eventLoop.execute { handler.value.cancel(id: id) }
+        }
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Lives on the connection's event loop: keeps the calls waiting for a response.
+final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private struct Pending {
+        var continuation: CheckedContinuation<ByteBuffer, any Error>
+        var timeout: Scheduled<Void>
+    }
+
+    private let endpoint: String
+    private var pending: [RPCID: Pending] = [:]
+    private var context: ChannelHandlerContext?
+    private var closed = false
+
+    init(endpoint: String) {
+        self.endpoint = endpoint
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: CheckedContinuation<ByteBuffer, any Error>) {
+        guard let context, !closed else {
+            continuation.resume(throwing: RPCTransportError.connectionClosed(endpoint: endpoint))
+            return
+        }
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let endpoint = self.endpoint
+        let timeout = context.eventLoop.scheduleTask(deadline: deadline) {
+            loopBoundSelf.value.fail(id: id, with: RPCTransportError.deadlineExceeded(endpoint: endpoint))
+        }
+        pending[id] = Pending(continuation: continuation, timeout: timeout)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    func cancel(id: RPCID) {
+        fail(id: id, with: CancellationError())
+    }
+
+    private func fail(id: RPCID, with error: any Error) {
+        guard let call = pending.removeValue(forKey: id) else { return }
+        call.timeout.cancel()
+        call.continuation.resume(throwing: error)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        guard let header = try? JSONDecoder().decode(RPCResponseHeader.self, from: frame), let id = header.id else {
+            // A response we cannot route (an error about a frame we sent that the peer could not parse)
+            // means the peer and we disagree about the protocol: give up on this connection.
+            context.close(promise: nil)
+            return
+        }
+        guard let call = pending.removeValue(forKey: id) else { return }  // Its caller gave up already.
+        call.timeout.cancel()
+        call.continuation.resume(returning: frame)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        let calls = pending
+        pending.removeAll()
+        for call in calls.values {
+            call.timeout.cancel()
+            call.continuation.resume(throwing: RPCTransportError.connectionClosed(endpoint: endpoint))
+        }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+
+/// Turns one request frame into one response frame (or none, for a notification).
+struct RPCDispatcher: Sendable {
+    let methods: RPCMethods
+    let logger: Logger
+    /// Lets a runtime translate errors it knows (a wrapped database error, say) into RPC errors.
+    let errorMapper: @Sendable (any Error) -> RPCError?
+
+    func handle(_ frame: ByteBuffer) async -> ByteBuffer? {
+        let header: RPCRequestHeader
+        do {
+            header = try JSONDecoder().decode(RPCRequestHeader.self, from: frame)
+        } catch {
+            // Not JSON, or JSON that is not an object (a batch array, say).
+            let isJSON = (try? JSONSerialization.jsonObject(with: Data(buffer: frame), options: [.fragmentsAllowed])) != nil
+            return encodeError(
+                isJSON
+                    ? RPCError(.invalidRequest, reason: "invalid_request", message: "a request must be a JSON object (batches are not supported)")
+                    : RPCError(.parseError, reason: "parse_error", message: "parse error: the frame is not valid JSON"),
+                id: nil)
+        }
+        guard header.jsonrpc == "2.0", let method = header.method else {
+            return encodeError(
+                RPCError(.invalidRequest, reason: "invalid_request", message: "invalid request: jsonrpc must be \"2.0\" and method a string"),
+                id: header.id)
+        }
+        let context = decodeContext(frame)
+        let response: ByteBuffer
+        do {
+            guard let handler = methods.handlers[method] else {
+                throw RPCError(.methodNotFound, reason: "method_not_found", message: "method not found: \(method)")
+            }
+            if let deadline = context.deadlineDate, deadline < Date() {
+                throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
+            }
+            response = try await handler(frame, header.id, context)
+        } catch {
+            let rpcError = rpcError(for: error, method: method, context: context)
+            return header.isNotification ? nil : encodeError(rpcError, id: header.id)
+        }
+        return header.isNotification ? nil : response
+    }
+
+    private func decodeContext(_ frame: ByteBuffer) -> CallContext {
+        var context = (try? JSONDecoder().decode(ContextProbe.self, from: frame))?.params?.context
+            ?? CallContext(requestID: "-")
+        context.logger = logger
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        return context
+    }
+
+    private func rpcError(for error: any Error, method: String, context: CallContext) -> RPCError {
+        if let rpcError = error as? RPCError { return rpcError }
+        if let mapped = errorMapper(error) { return mapped }
+        // Details stay in the log; the caller learns only that it was our fault.
+        context.logger.error("RPC method failed", metadata: ["method": .string(method), "error": .string(String(reflecting: error))])
+        return .internal()
+    }
+
+    func encodeError(_ error: RPCError, id: RPCID?) -> ByteBuffer {
+        // Encoding these fixed shapes cannot fail.
+        (try? JSONEncoder().encodeAsByteBuffer(RPCErrorResponse(id: id, error: error.object), allocator: ByteBufferAllocator()))
+            ?? ByteBuffer()
+    }
+}
+
+private struct ContextProbe: Decodable {
+    struct Params: Decodable { var context: CallContext? }
+    var params: Params?
+}

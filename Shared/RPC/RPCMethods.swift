@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+
+/// The methods a service answers, by name. Each handler gets its typed input and the caller's context.
+public struct RPCMethods: Sendable {
+    typealias Handler = @Sendable (_ request: ByteBuffer, _ id: RPCID?, _ context: CallContext) async throws -> ByteBuffer
+
+    private(set) var handlers: [String: Handler] = [:]
+
+    public init() {}
+
+    public var names: [String] { handlers.keys.sorted() }
+
+    /// Registers `name`; its params are `{"context": …, "input": Input}`.
+    public mutating func register<Input: Codable & Sendable, Output: Encodable & Sendable>(
+        _ name: String,
+        input: Input.Type = Input.self,
+        _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
+    ) {
+        precondition(handlers[name] == nil, "RPC method \(name) registered twice")
+        handlers[name] = { request, id, context in
+            let params: RPCParams<Input>
+            do {
+                let envelope = try JSONDecoder().decode(RPCParamsEnvelope<Input>.self, from: request)
+                if let decoded = envelope.params {
+                    params = decoded
+                } else if let empty = Empty() as? Input {
+                    params = RPCParams(context: context, input: empty)
+                } else {
+                    throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: params is required")
+                }
+            } catch let error as DecodingError {
+                throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: \(describe(error))")
+            }
+            let output = try await handler(params.input, context)
+            return try JSONEncoder().encodeAsByteBuffer(RPCResponse(id: id, result: output), allocator: ByteBufferAllocator())
+        }
+    }
+
+    /// Merges another set of methods (the runtime's `system.*` ones, say).
+    public mutating func merge(_ other: RPCMethods) {
+        for (name, handler) in other.handlers {
+            precondition(handlers[name] == nil, "RPC method \(name) registered twice")
+            handlers[name] = handler
+        }
+    }
+}
+
+private struct RPCParamsEnvelope<Input: Codable & Sendable>: Decodable {
+    var params: RPCParams<Input>?
+}
+
+/// Where each JSON decoding error points, in words a client developer can act on.
+public func describe(_ error: DecodingError) -> String {
+    func path(_ codingPath: [any CodingKey]) -> String {
+        let parts = codingPath.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }
+        let joined = parts.reduce("") { result, part in
+            part.hasPrefix("[") || result.isEmpty ? result + part : result + "." + part
+        }
+        return joined.isEmpty ? "body" : joined
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+        return "\(path(context.codingPath + [key])) is required"
+    case .typeMismatch(let type, let context):
+        return "\(path(context.codingPath)) must be \(typeName(type))"
+    case .valueNotFound(let type, let context):
+        return "\(path(context.codingPath)) must be \(typeName(type)), not null"
+    case .dataCorrupted(let context):
+        if context.codingPath.isEmpty { return "the body is not valid JSON" }
+        return "\(path(context.codingPath)): \(context.debugDescription)"
+    @unknown default:
+        return "\(error)"
+    }
+}
+
+private func typeName(_ type: Any.Type) -> String {
+    switch type {
+    case is String.Type: "a string"
+    case is Bool.Type: "a boolean"
+    case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type: "an integer"
+    case is Double.Type, is Float.Type: "a number"
+    case is [Any].Type: "an array"
+    default: type is any Collection.Type ? "an array" : "an object"
+    }
+}

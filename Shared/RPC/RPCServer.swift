@@ -1,0 +1,231 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Answers JSON-RPC on one endpoint. Requests on a connection run concurrently and their responses go back
+/// in the order they finish. On graceful shutdown it stops accepting, answers requests that arrive meanwhile
+/// with `unavailable` (so callers retry elsewhere), lets the calls in flight finish, closes every connection
+/// and removes its socket file.
+public final class RPCServer: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var endpoint: Endpoint
+        public var maximumFrameSize: Int
+        /// Calls one connection may have in flight; more are refused with `tooManyRequests`.
+        public var maximumConcurrentCallsPerConnection: Int
+
+        public init(endpoint: Endpoint, maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
+                    maximumConcurrentCallsPerConnection: Int = 512) {
+            self.endpoint = endpoint
+            self.maximumFrameSize = maximumFrameSize
+            self.maximumConcurrentCallsPerConnection = maximumConcurrentCallsPerConnection
+        }
+    }
+
+    private let configuration: Configuration
+    private let dispatcher: RPCDispatcher
+    private let eventLoopGroup: any EventLoopGroup
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// Completed with the bound address once the server listens (tests bind `tcp://…:0`).
+    private let boundAddress: Mutex<[CheckedContinuation<SocketAddress, any Error>]> = Mutex([])
+    private let address: Mutex<Result<SocketAddress, any Error>?> = Mutex(nil)
+
+    private struct State {
+        var shuttingDown = false
+        var connections: [ObjectIdentifier: ConnectionState] = [:]
+    }
+
+    private struct ConnectionState {
+        var channel: any Channel
+        var inFlight = 0
+    }
+
+    public init(
+        configuration: Configuration,
+        methods: RPCMethods,
+        logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        errorMapper: @escaping @Sendable (any Error) -> RPCError? = { _ in nil }
+    ) {
+        self.configuration = configuration
+        self.dispatcher = RPCDispatcher(methods: methods, logger: logger, errorMapper: errorMapper)
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+    }
+
+    /// The address the server listens on, once it does.
+    public func listeningAddress() async throws -> SocketAddress {
+        if let result = address.withLock({ $0 }) { return try result.get() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let ready = address.withLock { $0 }
+            if let ready {
+                continuation.resume(with: ready)
+            } else {
+                boundAddress.withLock { $0.append(continuation) }
+                // The address may have been set between the two locks.
+                if let ready = address.withLock({ $0 }) { resolveWaiters(with: ready) }
+            }
+        }
+    }
+
+    private func resolveWaiters(with result: Result<SocketAddress, any Error>) {
+        let waiters = boundAddress.withLock { waiters in
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    private func publish(_ result: Result<SocketAddress, any Error>) {
+        address.withLock { $0 = result }
+        resolveWaiters(with: result)
+    }
+
+    public func run() async throws {
+        let serverChannel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            serverChannel = try await bind()
+        } catch {
+            publish(.failure(error))
+            throw error
+        }
+        if let local = serverChannel.channel.localAddress { publish(.success(local)) }
+        logger.info("RPC server listening", metadata: ["endpoint": .string(configuration.endpoint.description)])
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await serverChannel.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.beginShutdown(serverChannel: serverChannel.channel)
+        }
+        removeSocketFile()
+        logger.info("RPC server stopped", metadata: ["endpoint": .string(configuration.endpoint.description)])
+    }
+
+    private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+        let maximumFrameSize = configuration.maximumFrameSize
+        let bootstrap = ServerBootstrap(group: eventLoopGroup)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: false)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try RPCFraming.addHandlers(to: channel.pipeline.syncOperations, maximumFrameSize: maximumFrameSize)
+                return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+            }
+        }
+        switch configuration.endpoint {
+        case .unix(let path):
+            try prepareSocketDirectory(for: path)
+            let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+            // Only this uid (the gateway and sibling services) may connect.
+            _ = chmod(path, 0o600)
+            return channel
+        case .tcp(let host, let port):
+            return try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
+        }
+    }
+
+    private func prepareSocketDirectory(for path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    private func removeSocketFile() {
+        if case .unix(let path) = configuration.endpoint {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    private func beginShutdown(serverChannel: any Channel) {
+        // The socket file goes first, so that the gateway's discovery stops offering this replica.
+        removeSocketFile()
+        serverChannel.close(promise: nil)
+        let idle = state.withLock { state in
+            state.shuttingDown = true
+            return state.connections.values.filter { $0.inFlight == 0 }.map(\.channel)
+        }
+        for channel in idle { channel.close(promise: nil) }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let key = ObjectIdentifier(connection.channel)
+        let admitted = state.withLock { state in
+            guard !state.shuttingDown else { return false }
+            state.connections[key] = ConnectionState(channel: connection.channel)
+            return true
+        }
+        guard admitted else {
+            try? await connection.channel.close()
+            return
+        }
+        defer { _ = state.withLock { $0.connections.removeValue(forKey: key) } }
+
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await frame in inbound {
+                        switch admit(key) {
+                        case .accepted:
+                            group.addTask {
+                                if let response = await self.dispatcher.handle(frame) {
+                                    try? await outbound.write(response)
+                                }
+                                self.finishCall(key)
+                            }
+                        case .refused(let error):
+                            if let response = refusal(for: frame, error: error) {
+                                try await outbound.write(response)
+                            }
+                        }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("RPC connection closed", metadata: ["error": .string("\(error)")])
+        }
+    }
+
+    private enum Admission {
+        case accepted
+        case refused(RPCError)
+    }
+
+    private func admit(_ key: ObjectIdentifier) -> Admission {
+        state.withLock { state in
+            if state.shuttingDown {
+                return .refused(.unavailable("the service is shutting down", reason: "shutting_down"))
+            }
+            guard var connection = state.connections[key] else { return .refused(.unavailable("connection closing")) }
+            guard connection.inFlight < configuration.maximumConcurrentCallsPerConnection else {
+                return .refused(RPCError(.tooManyRequests, reason: "too_many_calls", message: "too many concurrent calls on one connection"))
+            }
+            connection.inFlight += 1
+            state.connections[key] = connection
+            return .accepted
+        }
+    }
+
+    private func finishCall(_ key: ObjectIdentifier) {
+        let closeNow: (any Channel)? = state.withLock { state in
+            guard var connection = state.connections[key] else { return nil }
+            connection.inFlight -= 1
+            state.connections[key] = connection
+            return state.shuttingDown && connection.inFlight == 0 ? connection.channel : nil
+        }
+        closeNow?.close(promise: nil)
+    }
+
+    private func refusal(for frame: ByteBuffer, error: RPCError) -> ByteBuffer? {
+        guard let header = try? JSONDecoder().decode(RPCRequestHeader.self, from: frame), !header.isNotification else { return nil }
+        return dispatcher.encodeError(error, id: header.id)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Settings from the environment and from command-line flags: `--database-url X` (or `--database-url=X`)
+/// sets the same key as `CUSTODIAN_DATABASE_URL=X`, and a flag wins over the environment.
+/// The keys every service reads are listed in ``RuntimeKey``; README.md documents them.
+public struct Configuration: Sendable {
+    private var values: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
+                arguments: [String] = Array(CommandLine.arguments.dropFirst())) throws {
+        var values = environment.filter { $0.key.hasPrefix("CUSTODIAN_") }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            guard argument.hasPrefix("--") else {
+                throw ConfigurationError(message: "unexpected argument '\(argument)' (settings are --name value)")
+            }
+            var name = String(argument.dropFirst(2))
+            let value: String
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            } else {
+                guard index + 1 < arguments.count else { throw ConfigurationError(message: "--\(name) needs a value") }
+                index += 1
+                value = arguments[index]
+            }
+            values[Self.key(forFlag: name)] = value
+            index += 1
+        }
+        self.values = values
+    }
+
+    public static func key(forFlag flag: String) -> String {
+        "CUSTODIAN_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    public subscript(key: String) -> String? {
+        values[key].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    public func string(_ key: String, default defaultValue: String) -> String {
+        self[key] ?? defaultValue
+    }
+
+    public func require(_ key: String) throws -> String {
+        guard let value = self[key] else { throw ConfigurationError(message: "\(key) is not set") }
+        return value
+    }
+
+    public func int(_ key: String, default defaultValue: Int) throws -> Int {
+        guard let text = self[key] else { return defaultValue }
+        guard let value = Int(text) else { throw ConfigurationError(message: "\(key) must be a whole number, not '\(text)'") }
+        return value
+    }
+
+    /// Durations are written as a number with a unit: `500ms`, `30s`, `10m`, `2h`, `7d`.
+    public func duration(_ key: String, default defaultValue: Duration) throws -> Duration {
+        guard let text = self[key] else { return defaultValue }
+        guard let value = Self.parseDuration(text) else {
+            throw ConfigurationError(message: "\(key) must be a duration such as 30s, 10m or 7d, not '\(text)'")
+        }
+        return value
+    }
+
+    static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            guard let number = Double(text.dropLast(suffix.count)), number >= 0 else { return nil }
+            return .milliseconds(Int64((number * scale * 1000).rounded()))
+        }
+        return nil
+    }
+
+    public mutating func set(_ key: String, _ value: String?) {
+        values[key] = value
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The settings every service reads.
+public enum RuntimeKey {
+    /// `postgres://user:password@host:port/database`: the service's own role.
+    public static let databaseURL = "CUSTODIAN_DATABASE_URL"
+    /// Holds one directory per service with a socket per replica (default `.custodian/run`).
+    public static let runtimeDirectory = "CUSTODIAN_RUNTIME_DIR"
+    /// This replica's name, unique among the service's replicas (default: host name and process id).
+    public static let instance = "CUSTODIAN_INSTANCE"
+    /// Where this replica listens instead of its socket in the runtime directory: `unix:<path>` or `tcp://host:port`.
+    public static let listen = "CUSTODIAN_LISTEN"
+    /// `development` logs readable lines; anything else logs JSON lines.
+    public static let environment = "CUSTODIAN_ENVIRONMENT"
+    public static let logLevel = "CUSTODIAN_LOG_LEVEL"
+    public static let maximumFrameSize = "CUSTODIAN_MAX_FRAME_SIZE"
+    public static let databasePoolSize = "CUSTODIAN_DATABASE_POOL_SIZE"
+
+    /// `CUSTODIAN_<SERVICE>_ENDPOINTS`: comma-separated endpoints of a service, instead of its runtime directory.
+    public static func endpoints(of service: String) -> String {
+        "CUSTODIAN_\(service.uppercased())_ENDPOINTS"
+    }
+}

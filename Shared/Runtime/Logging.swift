@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import Synchronization
+
+public enum CustodianLogging {
+    /// Sets up swift-log once per process: readable lines in development, JSON lines everywhere else.
+    public static func bootstrap(service: String, configuration: Configuration) -> Logger {
+        let level = configuration[RuntimeKey.logLevel].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let development = configuration.string(RuntimeKey.environment, default: "development") == "development"
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = development
+                ? StreamLogHandler.standardError(label: label)
+                : JSONLinesLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: service)
+        logger[metadataKey: "service"] = .string(service)
+        return logger
+    }
+}
+
+/// One JSON object per line on standard error: `{"ts","level","label","message",…metadata}`.
+public struct JSONLinesLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+
+    public init(label: String) {
+        self.label = label
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [String: Any] = [
+            "ts": Self.timestamp(),
+            "level": event.level.rawValue,
+            "label": label,
+            "message": event.message.description,
+        ]
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        for (key, value) in merged where fields[key] == nil {
+            fields[key] = Self.plain(value)
+        }
+        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        Self.output.withLock { _ in FileHandle.standardError.write(line) }
+    }
+
+    private static let output = Mutex(())
+
+    private static func timestamp() -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
+    }
+
+    private static func plain(_ value: Logger.Metadata.Value) -> Any {
+        switch value {
+        case .string(let string): string
+        case .stringConvertible(let convertible): convertible.description
+        case .array(let values): values.map(plain)
+        case .dictionary(let values): values.mapValues(plain)
+        }
+    }
+}

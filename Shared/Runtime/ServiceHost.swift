@@ -1,0 +1,168 @@
+import CustodianRPC
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// What a domain service brings: its name, its schema's migrations, the services it calls, and its methods.
+public struct ServiceDefinition: Sendable {
+    public var name: String
+    public var migrations: [Migration]
+    /// Services this one calls; their replicas are found like the gateway finds them.
+    public var calls: [String]
+    public var makeMethods: @Sendable (ServiceEnvironment) throws -> RPCMethods
+
+    public init(name: String, migrations: [Migration] = [], calls: [String] = [],
+                makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }) {
+        self.name = name
+        self.migrations = migrations
+        self.calls = calls
+        self.makeMethods = makeMethods
+    }
+}
+
+/// What a service's methods get to work with.
+public struct ServiceEnvironment: Sendable {
+    public let name: String
+    public let instance: String
+    public let configuration: Configuration
+    public let database: PostgresClient
+    public let services: RPCClient
+    public let logger: Logger
+}
+
+/// Runs one replica of a domain service: connects to PostgreSQL as the service's role, applies its migrations,
+/// answers JSON-RPC on `<runtime dir>/<service>/<instance>.sock`, and shuts down gracefully on SIGTERM/SIGINT.
+public enum ServiceHost {
+    public static func main(_ definition: ServiceDefinition) async {
+        let configuration: Configuration
+        do {
+            configuration = try Configuration()
+        } catch {
+            FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
+            exit(2)
+        }
+        if CommandLine.arguments.contains("--version") {
+            print("\(definition.name) \(CustodianVersion.current)")
+            return
+        }
+        let logger = CustodianLogging.bootstrap(service: definition.name, configuration: configuration)
+        do {
+            try await run(definition, configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("service stopped with an error", metadata: ["error": .string("\(error)")])
+            exit(1)
+        }
+    }
+
+    public static func run(_ definition: ServiceDefinition, configuration: Configuration, logger: Logger) async throws {
+        let databaseURL = try DatabaseURL(configuration.require(RuntimeKey.databaseURL))
+        let instance = configuration.string(RuntimeKey.instance, default: defaultInstanceName())
+        let endpoint = try listenEndpoint(service: definition.name, instance: instance, configuration: configuration)
+        let maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
+
+        let database = PostgresClient(
+            url: databaseURL, poolSize: try configuration.int(RuntimeKey.databasePoolSize, default: 10), logger: logger)
+        let client = try makeRPCClient(for: definition.calls, configuration: configuration, logger: logger)
+        let environment = ServiceEnvironment(
+            name: definition.name, instance: instance, configuration: configuration, database: database, services: client, logger: logger)
+
+        var methods = try definition.makeMethods(environment)
+        methods.merge(SystemMethods.make(environment: environment))
+        let server = RPCServer(
+            configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize),
+            methods: methods, logger: logger, errorMapper: mapDatabaseErrors)
+        let migrated = MigratedService(
+            server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),
+            database: database, logger: logger)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: database),
+            .init(service: client),
+            .init(service: migrated),
+        ]
+        if let watch = ParentWatch(configuration: configuration) {
+            services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        logger.info("starting", metadata: ["instance": .string(instance), "endpoint": .string(endpoint.description), "database": .string(databaseURL.description)])
+        try await group.run()
+    }
+
+    static func defaultInstanceName() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        return "\(host)-\(getpid())"
+    }
+
+    static func listenEndpoint(service: String, instance: String, configuration: Configuration) throws -> Endpoint {
+        if let listen = configuration[RuntimeKey.listen] { return try Endpoint(listen) }
+        let runtime = RuntimeDirectory(configuration: configuration)
+        return try Endpoint("unix:\(runtime.socketPath(service: service, instance: instance))")
+    }
+
+    /// The RPC client a process uses to reach `services`: configured endpoints where given, else their runtime directories.
+    public static func makeRPCClient(for services: [String], configuration: Configuration, logger: Logger,
+                                     observer: @escaping RPCClient.Observer = { _, _, _, _ in }) throws -> RPCClient {
+        let runtime = RuntimeDirectory(configuration: configuration)
+        var discovery: [String: RPCClient.Discovery] = [:]
+        for service in services {
+            if let list = configuration[RuntimeKey.endpoints(of: service)] {
+                discovery[service] = .endpoints(try list.split(separator: ",").map { try Endpoint(String($0).trimmingCharacters(in: .whitespaces)) })
+            } else {
+                discovery[service] = .directory(runtime.serviceDirectory(service))
+            }
+        }
+        return RPCClient(services: discovery, logger: logger, observer: observer)
+    }
+
+    /// Errors a transaction wrapped are answered as what they were.
+    @Sendable static func mapDatabaseErrors(_ error: any Error) -> RPCError? {
+        if let transactionError = error as? PostgresTransactionError, let inner = transactionError.closureError as? RPCError {
+            return inner
+        }
+        return nil
+    }
+}
+
+/// Runs the migrations once the database client is running, then serves RPC.
+struct MigratedService: Service {
+    let server: RPCServer
+    let runner: MigrationRunner
+    let database: PostgresClient
+    let logger: Logger
+
+    func run() async throws {
+        // The database may still be starting (compose, `custodian up`): retry for a while before giving up.
+        var attempt = 0
+        while true {
+            do {
+                try await runner.run(on: database, logger: logger)
+                break
+            } catch {
+                attempt += 1
+                if attempt >= 30 || Task.isCancelled { throw error }
+                logger.warning("migrations failed; retrying", metadata: ["error": .string(String(reflecting: error)), "attempt": .stringConvertible(attempt)])
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        try await server.run()
+    }
+}
+
+/// Where sockets live: `<runtime dir>/<service>/<instance>.sock`.
+public struct RuntimeDirectory: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public init(configuration: Configuration) {
+        let path = configuration.string(RuntimeKey.runtimeDirectory, default: ".custodian/run")
+        self.path = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    public func serviceDirectory(_ service: String) -> String { "\(path)/\(service)" }
+
+    public func socketPath(service: String, instance: String) -> String { "\(path)/\(service)/\(instance).sock" }
+}

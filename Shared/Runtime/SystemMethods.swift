@@ -1,0 +1,46 @@
+import CustodianRPC
+import PostgresNIO
+
+/// `system.health` and `system.version`, which every service answers.
+public enum SystemMethods {
+    public struct Health: Codable, Sendable, Equatable {
+        public var status: String
+        public var service: String
+        public var instance: String
+        public var database: String
+    }
+
+    public struct Version: Codable, Sendable, Equatable {
+        public var service: String
+        public var version: String
+        public var rpcProtocol: Int
+    }
+
+    static func make(environment: ServiceEnvironment) -> RPCMethods {
+        var methods = RPCMethods()
+        methods.register("system.health", input: Empty.self) { _, context in
+            let reachable = await databaseReachable(environment.database, context: context)
+            return Health(status: reachable ? "ok" : "degraded", service: environment.name, instance: environment.instance,
+                          database: reachable ? "ok" : "unreachable")
+        }
+        methods.register("system.version", input: Empty.self) { _, _ in
+            Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)
+        }
+        return methods
+    }
+
+    private static func databaseReachable(_ database: PostgresClient, context: CallContext) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                (try? await database.query("SELECT 1", logger: context.logger)) != nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}

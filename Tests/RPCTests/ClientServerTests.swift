@@ -1,0 +1,219 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+@testable import CustodianRPC
+
+@Suite("RPC client and server over Unix sockets")
+struct ClientServerTests {
+    @Test func aCallRoundTrips() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let echoed = try await client.call("test", "test.echo", input: Echo(text: "hello"), context: context(), as: Echo.self)
+            #expect(echoed.text == "hello")
+        }
+    }
+
+    @Test func concurrentCallsOnOneConnectionComeBackOutOfOrderToTheRightCaller() async throws {
+        try await withServer { _, directory, _ in
+            var settings = RPCClient.Settings()
+            settings.connectionsPerEndpoint = 1
+            let client = makeClient(directory: directory, settings: settings)
+            defer { client.shutdown() }
+            let finished = CompletionOrder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (text, delay) in [("slow", 600), ("medium", 300), ("fast", 0)] {
+                    group.addTask {
+                        let echoed = try await client.call("test", "test.echo", input: Echo(text: text, delayMilliseconds: delay), context: context(), as: Echo.self)
+                        #expect(echoed.text == text)
+                        finished.append(echoed.text)
+                    }
+                    try await Task.sleep(for: .milliseconds(30))  // sends in the order slow, medium, fast
+                }
+                try await group.waitForAll()
+            }
+            #expect(finished.values == ["fast", "medium", "slow"])
+        }
+    }
+
+    @Test func manyPipelinedCallsAllSucceed() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<500 {
+                    group.addTask {
+                        let echoed = try await client.call("test", "test.echo", input: Echo(text: "n\(index)"), context: context(), as: Echo.self)
+                        #expect(echoed.text == "n\(index)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func applicationErrorsArriveAsRPCErrors() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let error = await #expect(throws: RPCError.self) {
+                try await client.call("test", "test.notFound", context: context(), as: Empty.self)
+            }
+            #expect(error?.code == .notFound)
+            #expect(error?.reason == "activation_token_not_found")
+        }
+    }
+
+    @Test func unknownMethodThroughTheClient() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let error = await #expect(throws: RPCError.self) {
+                try await client.call("test", "test.missing", context: context(), as: Empty.self)
+            }
+            #expect(error?.code == .methodNotFound)
+        }
+    }
+
+    @Test func aCallPastItsDeadlineFailsInsteadOfWaiting() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let started = ContinuousClock.now
+            let error = await #expect(throws: RPCError.self) {
+                try await client.call("test", "test.echo", input: Echo(text: "x", delayMilliseconds: 3000), context: context(timeout: 0.2), as: Echo.self)
+            }
+            #expect(error?.code == .deadlineExceeded)
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test func cancellingTheCallerEndsTheCall() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let started = ContinuousClock.now
+            let call = Task {
+                try await client.call("test", "test.echo", input: Echo(text: "x", delayMilliseconds: 3000), context: context(), as: Echo.self)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            call.cancel()
+            await #expect(throws: CancellationError.self) { try await call.value }
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test func noReplicaGivesUnavailableAtOnce() async throws {
+        let directory = try temporarySocketDirectory()
+        let client = makeClient(directory: directory)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: RPCError.self) {
+            try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(), as: Echo.self)
+        }
+        #expect(error?.code == .unavailable)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test func aStaleSocketFileIsSkippedQuickly() async throws {
+        let directory = try temporarySocketDirectory()
+        // A socket file nobody listens on, as a killed replica leaves behind.
+        let stale = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: "\(directory)/dead.sock").get()
+        try await stale.close()
+        _ = FileManager.default.createFile(atPath: "\(directory)/dead.sock", contents: nil)
+        let client = makeClient(directory: directory)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: RPCError.self) {
+            try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(), as: Echo.self)
+        }
+        #expect(error?.code == .unavailable)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test func callsSpreadAcrossReplicasAndSurviveOneStopping() async throws {
+        let directory = try temporarySocketDirectory()
+        try await withServer(directory: directory) { _, _, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            try await withServer(directory: directory) { _, _, _ in
+                for index in 0..<10 {
+                    _ = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self)
+                }
+            }
+            // The second replica has shut down and removed its socket: calls go to the first.
+            for index in 0..<10 {
+                let echoed = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self)
+                #expect(echoed.text == "\(index)")
+            }
+        }
+    }
+
+    @Test func aPeerThatDiesMidCallGivesAClearErrorNotAHang() async throws {
+        let directory = try temporarySocketDirectory()
+        // A peer that reads the request and then drops the connection without answering.
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseOnRead()) }
+            }
+            .bind(unixDomainSocketPath: "\(directory)/dying.sock").get()
+        defer { server.close(promise: nil) }
+        let client = makeClient(directory: directory)
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: RPCError.self) {
+            try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(timeout: 30), as: Echo.self)
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.contains("lost the connection") == true)
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test func gracefulShutdownFinishesCallsInFlightAndRemovesTheSocket() async throws {
+        let directory = try temporarySocketDirectory()
+        let client = makeClient(directory: directory)
+        defer { client.shutdown() }
+        let socketPath = try await withServer(directory: directory) { server, _, endpoint in
+            guard case .unix(let path) = endpoint else { throw CancellationError() }
+            #expect(FileManager.default.fileExists(atPath: path))
+            // Starts a slow call; withServer triggers the graceful shutdown while it runs.
+            let slow = Task {
+                try await client.call("test", "test.echo", input: Echo(text: "finished", delayMilliseconds: 500), context: context(), as: Echo.self)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            return (path, slow)
+        }
+        #expect(try await socketPath.1.value.text == "finished")
+        #expect(!FileManager.default.fileExists(atPath: socketPath.0))
+    }
+
+    @Test func overTCPToo() async throws {
+        let methods = testMethods()
+        let server = RPCServer(configuration: .init(endpoint: .tcp(host: "127.0.0.1", port: 0)), methods: methods, logger: testLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let serviceGroup = ServiceGroupForTests(server)
+            group.addTask { try await serviceGroup.run() }
+            let address = try await server.listeningAddress()
+            let client = RPCClient(services: ["test": .endpoints([.tcp(host: "127.0.0.1", port: address.port!)])], logger: testLogger)
+            defer { client.shutdown() }
+            let echoed = try await client.call("test", "test.echo", input: Echo(text: "tcp"), context: context(), as: Echo.self)
+            #expect(echoed.text == "tcp")
+            await serviceGroup.stop()
+            try await group.waitForAll()
+        }
+    }
+}
+
+private final class CloseOnRead: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.close(promise: nil)
+    }
+}
+
+private final class CompletionOrder: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ value: String) { storage.withLock { $0.append(value) } }
+    var values: [String] { storage.withLock { $0 } }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+@testable import CustodianRPC
+
+/// A short, fresh directory for socket files (socket paths must stay under 108 bytes).
+func temporarySocketDirectory() throws -> String {
+    let path = "/tmp/crpc-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+struct Echo: Codable, Sendable, Equatable {
+    var text: String
+    var delayMilliseconds: Int?
+}
+
+/// Methods the tests call: echo with an optional delay, and one that fails with an application error.
+func testMethods() -> RPCMethods {
+    var methods = RPCMethods()
+    methods.register("test.echo", input: Echo.self) { input, _ in
+        if let delay = input.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
+        return input
+    }
+    methods.register("test.notFound", input: Empty.self) { _, _ -> Empty in
+        throw RPCError.notFound("No account found for provided activation token", reason: "activation_token_not_found")
+    }
+    methods.register("test.whoami", input: Empty.self) { _, context in
+        context.principal?.id ?? "nobody"
+    }
+    return methods
+}
+
+let testLogger = Logger(label: "rpc-tests")
+
+/// Runs an RPC server on a fresh socket for the duration of `body`, then shuts it down gracefully.
+func withServer<T: Sendable>(
+    methods: RPCMethods = testMethods(),
+    directory: String? = nil,
+    maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
+    _ body: @Sendable (_ server: RPCServer, _ directory: String, _ endpoint: Endpoint) async throws -> T
+) async throws -> T {
+    let directory = try directory ?? temporarySocketDirectory()
+    let endpoint = try Endpoint("unix:\(directory)/\(UUID().uuidString.prefix(6)).sock")
+    let server = RPCServer(configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize), methods: methods, logger: testLogger)
+    let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: testLogger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        _ = try await server.listeningAddress()
+        do {
+            let result = try await body(server, directory, endpoint)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+    }
+}
+
+func makeClient(_ service: String = "test", directory: String, settings: RPCClient.Settings = RPCClient.Settings()) -> RPCClient {
+    RPCClient(services: [service: .directory(directory)], settings: settings, logger: testLogger)
+}
+
+func context(timeout: TimeInterval = 5) -> CallContext {
+    CallContext(requestID: "test-\(UUID().uuidString.prefix(8))", deadline: Date().addingTimeInterval(timeout))
+}
+
+/// A service group around one server, for tests that run it by hand.
+struct ServiceGroupForTests: Sendable {
+    let group: ServiceGroup
+    init(_ server: RPCServer) {
+        group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: testLogger))
+    }
+    func run() async throws { try await group.run() }
+    func stop() async { await group.triggerGracefulShutdown() }
+}
