@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -57,6 +59,12 @@ let package = Package(
             swiftSettings: settings
         ),
         .target(
+            name: "CustodianJWT",
+            dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
+            path: "Shared/JWT",
+            swiftSettings: settings
+        ),
+        .target(
             name: "CustodianRuntime",
             dependencies: [
                 "CustodianRPC",
@@ -76,6 +84,7 @@ let package = Package(
                 "CustodianRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                "CustodianJWT",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -87,7 +96,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Services/auth/AuthService",
@@ -97,7 +106,7 @@ let package = Package(
 
         .target(
             name: "DevicesService",
-            dependencies: ["CustodianRPC", "CustodianRuntime", "CustodianSecurity"],
+            dependencies: ["CustodianRPC", "CustodianRuntime", "CustodianSecurity", "LinksService"],
             path: "Services/devices/DevicesService",
             swiftSettings: settings
         ),
@@ -123,7 +132,9 @@ let package = Package(
                 "CustodianRuntime", "CustodianSecurity", "AuthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Services/custodian",
             swiftSettings: settings
@@ -143,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayKit", "CustodianRPC",
+                "GatewayKit", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -156,6 +167,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/IntegrationTests"
+        ),
+        .testTarget(
+            name: "DeployTests",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            path: "Tests/DeployTests"
         ),
     ]
 )

@@ -94,7 +94,7 @@ public final class RPCClient: Service, Sendable {
 
         let candidates = replicas.candidates()
         guard !candidates.isEmpty else {
-            throw RPCError.unavailable("no replica of service \(service) is running", reason: "service_unavailable")
+            throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
         }
         var lastProblem = "no replica answered"
         for pool in candidates {
@@ -123,7 +123,7 @@ public final class RPCClient: Service, Sendable {
                 case .connectionClosed, .malformedResponse:
                     pool.markDown()
                     logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
-                    throw RPCError.unavailable("lost the connection to service \(service) during \(method)", reason: "service_connection_lost")
+                    throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
                 }
             }
             let body: RPCResponseBody<Output>
@@ -145,7 +145,8 @@ public final class RPCClient: Service, Sendable {
             if let null = JSONValue.null as? Output { return null }
             throw RPCError.internal("service \(service) answered \(method) without a result")
         }
-        throw RPCError.unavailable("no replica of service \(service) is available (\(lastProblem))", reason: "service_unavailable")
+        logger.warning("no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(lastProblem)])
+        throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
     }
 
     private func effectiveDeadline(context: CallContext, timeout: Duration) -> Date {

@@ -9,6 +9,15 @@ public struct Configuration: Sendable {
     public init(environment: [String: String] = ProcessInfo.processInfo.environment,
                 arguments: [String] = Array(CommandLine.arguments.dropFirst())) throws {
         var values = environment.filter { $0.key.hasPrefix("CUSTODIAN_") }
+        // `X_FILE=/path` sets X from a file, for secrets that compose or Kubernetes mount.
+        for (key, path) in values where key.hasSuffix("_FILE") {
+            let target = String(key.dropLast("_FILE".count))
+            guard values[target] == nil else { continue }
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError(message: "\(key) names \(path), which cannot be read")
+            }
+            values[target] = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]

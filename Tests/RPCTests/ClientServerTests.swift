@@ -166,7 +166,7 @@ struct ClientServerTests {
             try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(timeout: 30), as: Echo.self)
         }
         #expect(error?.code == .unavailable)
-        #expect(error?.message.contains("lost the connection") == true)
+        #expect(error?.reason == "service_connection_lost")
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 

@@ -1,1 +1,4 @@
-print("todo")
+import AuthService
+import CustodianRuntime
+
+await ServiceHost.main(AuthService.definition)

@@ -1,1 +1,4 @@
-print("todo")
+import CustodianRuntime
+import DevicesService
+
+await ServiceHost.main(DevicesService.definition)

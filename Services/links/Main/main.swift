@@ -1,1 +1,4 @@
-print("todo")
+import CustodianRuntime
+import LinksService
+
+await ServiceHost.main(LinksService.definition)

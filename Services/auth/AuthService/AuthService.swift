@@ -1,0 +1,67 @@
+import CustodianJWT
+import CustodianRPC
+import CustodianRuntime
+import Foundation
+import JWTKit
+
+/// Identities and sessions. So far: researcher/admin tokens and the access-token signing keys the
+/// gateway verifies with; the tracing app's handshake and the vault's users come with their issues.
+public enum AuthService {
+    public static let migrations = AuthMigrations.all
+
+    public static let definition = ServiceDefinition(name: "auth", migrations: migrations) { environment in
+        let adminTokens = AdminTokens(database: environment.database)
+        let signingKeys = SigningKeys(database: environment.database)
+        let issuer = environment.configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
+        let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
+
+        var methods = RPCMethods()
+        methods.register("auth.admin.authenticate", input: TokenInput.self) { input, context in
+            try await adminTokens.authenticate(input.token, logger: context.logger)
+        }
+        methods.register("auth.keys.list", input: Empty.self) { _, context in
+            try await signingKeys.publicKeySet(logger: context.logger)
+        }
+        methods.register("auth.token.issue", input: IssueTokenInput.self) { input, context in
+            guard (1...86400 * 30).contains(input.lifetimeSeconds) else {
+                throw RPCError.badRequest("lifetimeSeconds must be between 1 and 2592000")
+            }
+            let key = try await signingKeys.signingKey(logger: context.logger)
+            let claims = AccessClaims(
+                subject: input.subject, kind: input.kind, session: input.session, scopes: input.scopes,
+                issuer: issuer, audience: audience, lifetime: TimeInterval(input.lifetimeSeconds))
+            let keys = JWTKeyCollection()
+            await keys.add(ecdsa: key.privateKey, kid: JWKIdentifier(string: key.kid))
+            let token = try await keys.sign(claims, kid: JWKIdentifier(string: key.kid))
+            return IssuedToken(token: token, expiresAt: Int64(claims.exp.value.timeIntervalSince1970))
+        }
+        return methods
+    }
+}
+
+struct TokenInput: Codable, Sendable {
+    var token: String
+}
+
+/// Asks for an access token; called by the services that run a login (LEMON handshake, vault OAuth).
+public struct IssueTokenInput: Codable, Sendable {
+    public var subject: String
+    public var kind: String
+    public var session: String?
+    public var scopes: [String]
+    public var lifetimeSeconds: Int
+
+    public init(subject: String, kind: String, session: String?, scopes: [String], lifetimeSeconds: Int) {
+        self.subject = subject
+        self.kind = kind
+        self.session = session
+        self.scopes = scopes
+        self.lifetimeSeconds = lifetimeSeconds
+    }
+}
+
+public struct IssuedToken: Codable, Sendable {
+    public var token: String
+    /// Seconds since 1970.
+    public var expiresAt: Int64
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Lines for the person (or test) watching `custodian up`, written at once even when stdout is a pipe.
+enum Console {
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func warn(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+import CustodianRuntime
+
+@main
+struct Custodian: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "custodian",
+        abstract: "Runs and administers the Custodian platform.",
+        version: CustodianVersion.current,
+        subcommands: [Up.self, Setup.self, Admin.self])
+}

@@ -1,0 +1,75 @@
+import AuthService
+import CustodianRuntime
+import CustodianSecurity
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What `up` and `setup` both do to a database: create it, give every service its role and schema, and
+/// create the first admin token.
+enum Deployment {
+    static let services = Platform.services
+
+    /// Runs `body` with a client for `url` whose `run()` is going (it answers nothing before).
+    static func withDatabase<T: Sendable>(_ url: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        var quiet = logger
+        quiet.logLevel = .error  // the pool warns when a lease races its own start-up, which is harmless here
+        let client = PostgresClient(url: url, poolSize: 2, logger: quiet)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+
+    /// Creates the database `url` names when it does not exist yet (connecting to `postgres` to do so).
+    static func ensureDatabase(_ url: DatabaseURL, logger: Logger) async throws {
+        let maintenance = DatabaseURL(host: url.host, port: url.port, username: url.username, password: url.password, database: "postgres")
+        try await withDatabase(maintenance, logger: logger) { client in
+            let rows = try await client.query("SELECT 1 FROM pg_database WHERE datname = \(url.database)", logger: logger)
+            for try await _ in rows { return }
+            try DatabaseName.validate(url.database)
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(url.database)\""), logger: logger)
+        }
+    }
+
+    /// Gives each service its role and schema; passwords come from `<secrets>/db-<service>.password`,
+    /// generated on first use. Returns each service's own database URL.
+    static func provisionRoles(_ adminURL: DatabaseURL, secretsDirectory: String, logger: Logger) async throws -> [String: DatabaseURL] {
+        try Files.makeDirectory(secretsDirectory)
+        var roles: [DatabaseProvisioner.ServiceRole] = []
+        var urls: [String: DatabaseURL] = [:]
+        for service in services {
+            let path = "\(secretsDirectory)/db-\(service).password"
+            let password = Files.read(path) ?? SecretToken.generate()
+            try Files.write(password, to: path)
+            roles.append(.init(service: service, password: password))
+            urls[service] = adminURL.with(username: DatabaseProvisioner.role(for: service), password: password)
+        }
+        let provisioned = roles
+        try await withDatabase(adminURL, logger: logger) { client in
+            try await DatabaseProvisioner().provision(provisioned, on: client, logger: logger)
+        }
+        return urls
+    }
+
+    /// Applies auth's migrations as its role and creates an admin token if none exists yet.
+    /// Returns the new token, or nil when one existed.
+    static func bootstrapAdminToken(_ adminURL: DatabaseURL, force: Bool, label: String, logger: Logger) async throws -> String? {
+        try await withDatabase(adminURL, logger: logger) { client in
+            try await MigrationRunner(schema: "auth", migrations: AuthService.migrations)
+                .run(on: client, as: DatabaseProvisioner.role(for: "auth"), logger: logger)
+            let tokens = AdminTokens(database: client)
+            if !force, try await tokens.activeCount(logger: logger) > 0 { return nil }
+            return try await tokens.create(label: label, logger: logger).token
+        }
+    }
+}
+
+enum DatabaseName {
+    static func validate(_ name: String) throws {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            throw CLIError("database name '\(name)' may only contain letters, digits, - and _")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Runs helper programs (initdb, pg_ctl, runuser) to completion.
+enum Shell {
+    struct Failure: Error, CustomStringConvertible {
+        var command: String
+        var status: Int32
+        var output: String
+        var description: String { "\(command) failed with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))" }
+    }
+
+    /// Runs `arguments[0]` with the rest; as `user` (through runuser) when given and we are root.
+    @discardableResult
+    static func run(_ arguments: [String], as user: String? = nil) throws -> String {
+        var command = arguments
+        if let user, getuid() == 0 {
+            command = ["/usr/sbin/runuser", "-u", user, "--"] + arguments
+        }
+        // posix_spawn and waitpid rather than Foundation's Process: Process learns that a child exited when a
+        // socket it shares with the child closes, and `pg_ctl start` hands that socket on to the server it
+        // leaves running, so Process would wait for the server to exit.
+        let outputPath = NSTemporaryDirectory() + "custodian-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else {
+            throw Failure(command: arguments.joined(separator: " "), status: -1, output: String(cString: strerror(spawned)))
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        guard exitStatus == 0 else {
+            throw Failure(command: arguments.joined(separator: " "), status: exitStatus, output: output)
+        }
+        return output
+    }
+
+    /// The first executable called `name` on PATH or in the given directories.
+    static func find(_ name: String, extraDirectories: [String] = []) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map(String.init) ?? []
+        for directory in path + extraDirectories {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+enum Files {
+    static func write(_ text: String, to path: String, mode: Int16 = 0o600) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+        guard FileManager.default.fileExists(atPath: path) else { throw CocoaError(.fileWriteUnknown) }
+        _ = chmod(path, mode_t(mode))
+    }
+
+    static func read(_ path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func makeDirectory(_ path: String, mode: Int16 = 0o700) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        _ = chmod(path, mode_t(mode))
+    }
+
+    static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return URL(fileURLWithPath: full).standardizedFileURL.path
+    }
+}
+
+enum FreePort {
+    /// A TCP port on 127.0.0.1 that nobody listens on right now.
+    static func find() throws -> Int {
+        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(socket, pointer, length) == 0 else { return -1 }
+                return getsockname(socket, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CustodianRuntime
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// `custodian up`: the whole platform on this machine, PostgreSQL included.
+struct Up: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Runs the whole platform locally: a private PostgreSQL cluster, every service and the gateway.")
+
+    @Option(help: "Where the cluster, secrets, logs and sockets live.") var dataDir = ".custodian"
+    @Option(help: "The gateway's port on 127.0.0.1.") var port = 8443
+    @Flag(help: "Serve plain HTTP instead of HTTPS with a self-signed certificate.") var insecureHTTP = false
+    @Option(help: "Use this PostgreSQL (an administrator's URL) instead of a private cluster (default: CUSTODIAN_DATABASE_URL).")
+    var databaseURL: String?
+    @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
+
+    func run() async throws {
+        let logger = Logger(label: "custodian")
+        let dataDirectory = Files.absolute(dataDir)
+        // Traversable but not listable: the private cluster's directory inside belongs to the postgres user.
+        try Files.makeDirectory(dataDirectory, mode: 0o711)
+        let secrets = dataDirectory + "/secrets"
+        let logs = dataDirectory + "/logs"
+        try Files.makeDirectory(secrets)
+        try Files.makeDirectory(logs, mode: 0o755)
+
+        var cluster: PostgresCluster?
+        let adminURL: DatabaseURL
+        if let given = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] {
+            adminURL = try DatabaseURL(given)
+            Console.say("postgres   using \(adminURL)")
+        } else {
+            let privateCluster = try PostgresCluster(dataDirectory: dataDirectory, port: try FreePort.find())
+            let fresh = !privateCluster.isInitialised
+            try privateCluster.initialiseIfNeeded()
+            try privateCluster.start()
+            cluster = privateCluster
+            adminURL = privateCluster.adminURL
+            Console.say("postgres   \(fresh ? "initialised and started" : "started") on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
+        }
+        defer {
+            if let cluster {
+                cluster.stop()
+                Console.say("postgres   stopped")
+            }
+        }
+
+        try await Deployment.ensureDatabase(adminURL, logger: logger)
+        let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
+        let adminTokenPath = dataDirectory + "/admin-token"
+        if !FileManager.default.fileExists(atPath: adminTokenPath),
+            let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", logger: logger)
+        {
+            try Files.write(token, to: adminTokenPath)
+            Console.say("admin      token created: \(token) (kept in \(adminTokenPath))")
+        } else {
+            Console.say("admin      token in \(adminTokenPath)")
+        }
+
+        var gatewayEnvironment: [String: String] = [
+            "CUSTODIAN_HTTP_HOST": "127.0.0.1", "CUSTODIAN_HTTP_PORT": String(port),
+        ]
+        let scheme = insecureHTTP ? "http" : "https"
+        if insecureHTTP {
+            gatewayEnvironment["CUSTODIAN_INSECURE_HTTP"] = "1"
+        } else {
+            try Files.makeDirectory(dataDirectory + "/tls")
+            let certificate = dataDirectory + "/tls/cert.pem"
+            let key = dataDirectory + "/tls/key.pem"
+            try SelfSignedCertificate.createIfMissing(certificatePath: certificate, keyPath: key)
+            gatewayEnvironment["CUSTODIAN_TLS_CERTIFICATE"] = certificate
+            gatewayEnvironment["CUSTODIAN_TLS_KEY"] = key
+        }
+
+        let runtime = runtimeDirectory(dataDirectory)
+        try? FileManager.default.removeItem(atPath: runtime)  // sockets of an earlier run are stale
+        try Files.makeDirectory(runtime)
+        try Files.makeDirectory(dataDirectory + "/pids", mode: 0o755)
+
+        let binaries = try executableDirectory()
+        var base = ProcessInfo.processInfo.environment
+        base[RuntimeKey.databaseURL] = nil
+        base[RuntimeKey.runtimeDirectory] = runtime
+        base[ParentWatch.key] = String(getpid())
+        var programs: [Supervisor.Program] = Deployment.services.map { service in
+            var environment = base
+            environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
+            environment[RuntimeKey.instance] = service
+            return .init(name: service, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(service).log")
+        }
+        programs.append(.init(
+            name: "gateway", executable: "\(binaries)/gateway",
+            environment: base.merging(gatewayEnvironment) { _, new in new }, logFile: "\(logs)/gateway.log"))
+
+        let supervisor = Supervisor(programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
+        let url = "\(scheme)://127.0.0.1:\(port)"
+        let announcer = ReadinessAnnouncer(url: url)
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: supervisor),
+                .init(service: announcer, successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// `<data dir>/run`, unless socket paths there would pass the kernel's limit.
+    private func runtimeDirectory(_ dataDirectory: String) -> String {
+        let preferred = dataDirectory + "/run"
+        let longest = "\(preferred)/statistics/statistics.sock"
+        if longest.utf8.count <= 100 { return preferred }
+        let digest = String(UInt32(truncatingIfNeeded: preferred.hashValue), radix: 16)
+        return "/tmp/custodian-\(getuid())-\(digest)"
+    }
+
+    /// Where the other executables are: next to this one.
+    private func executableDirectory() throws -> String {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let directory = (Files.absolute(own) as NSString).deletingLastPathComponent
+        guard FileManager.default.isExecutableFile(atPath: directory + "/gateway") else {
+            throw CLIError("the service executables are not next to custodian in \(directory); run `swift build` first")
+        }
+        return directory
+    }
+}
+
+/// Prints `custodian ready: <url>` once the gateway's `/readyz` says every service is ready.
+struct ReadinessAnnouncer: Service {
+    let url: String
+
+    func run() async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none  // our own self-signed certificate, on loopback
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        await waitUntilReady(client)
+        try? await client.shutdown()
+    }
+
+    private func waitUntilReady(_ client: HTTPClient) async {
+        let started = ContinuousClock.now
+        while !Task.isCancelled {
+            if let response = try? await client.execute(HTTPClientRequest(url: url + "/readyz"), timeout: .seconds(2)),
+                response.status == .ok
+            {
+                Console.say("custodian ready: \(url)")
+                return
+            }
+            if ContinuousClock.now - started > .seconds(120) {
+                Console.warn("custodian: the platform is not ready after 2 minutes; see the logs")
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

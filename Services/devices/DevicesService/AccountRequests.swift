@@ -1,0 +1,76 @@
+import CustodianRPC
+import Foundation
+
+/// `POST /account` as the Twomes backend takes it (seed 004, phase A).
+struct CreateAccountRequest: Decodable {
+    var pseudonym: Int?
+    var location: Location?
+    var timezone: String?
+
+    struct Location: Decodable {
+        var latitude: Double
+        var longitude: Double
+    }
+
+    enum CodingKeys: String, CodingKey { case pseudonym, location, timezone, tz_name }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pseudonym = try container.decodeIfPresent(Int.self, forKey: .pseudonym)
+        location = try container.decodeIfPresent(Location.self, forKey: .location)
+        // The backend calls it tz_name; the issue and the document say timezone. Both are accepted.
+        timezone = try container.decodeIfPresent(String.self, forKey: .timezone)
+            ?? container.decodeIfPresent(String.self, forKey: .tz_name)
+    }
+
+    static let pseudonymRange = 800_000...899_999
+    /// Assendorp, Zwolle.
+    static let defaultLocation = Location(latitude: 52.50655, longitude: 6.09961)
+    static let defaultTimezone = "Europe/Amsterdam"
+
+    /// The same checks, and messages, as the backend's pydantic model.
+    func validated() throws -> (pseudonym: Int?, location: Location, timezone: String) {
+        if let pseudonym {
+            if pseudonym < Self.pseudonymRange.lowerBound {
+                throw RPCError.validation(location: ["body", "pseudonym"], message: "ensure this value is greater than or equal to 800000", type: "value_error.number.not_ge")
+            }
+            if pseudonym > Self.pseudonymRange.upperBound {
+                throw RPCError.validation(location: ["body", "pseudonym"], message: "ensure this value is less than or equal to 899999", type: "value_error.number.not_le")
+            }
+        }
+        let location = self.location ?? Self.defaultLocation
+        guard (-90...90).contains(location.latitude) else {
+            throw RPCError.validation(location: ["body", "location", "latitude"], message: "latitude must be between -90 and 90")
+        }
+        guard (-180...180).contains(location.longitude) else {
+            throw RPCError.validation(location: ["body", "location", "longitude"], message: "longitude must be between -180 and 180")
+        }
+        let timezone = self.timezone ?? Self.defaultTimezone
+        guard Self.isTimeZoneName(timezone) else {
+            throw RPCError.validation(location: ["body", "timezone"], message: "illegal time zone")
+        }
+        // Coarse on purpose: two decimals are about a kilometre, never a street address.
+        let coarse = Location(latitude: (location.latitude * 100).rounded() / 100, longitude: (location.longitude * 100).rounded() / 100)
+        return (pseudonym, coarse, timezone)
+    }
+
+    /// A TZ database name such as `Europe/Amsterdam` (abbreviations like `CET` are not names).
+    static func isTimeZoneName(_ name: String) -> Bool {
+        (name.contains("/") || name == "UTC") && TimeZone(identifier: name) != nil
+    }
+}
+
+struct CreateAccountResponse: Codable, Sendable {
+    var id: Int64
+    var pseudonym: Int
+    var activation_token: String
+    var firebase_url: String
+}
+
+struct ActivateRequest: Decodable {
+    var activation_token: String
+}
+
+struct AccountSession: Codable, Sendable {
+    var session_token: String
+}

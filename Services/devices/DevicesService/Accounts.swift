@@ -1,0 +1,98 @@
+import CustodianRPC
+import CustodianSecurity
+import Foundation
+import LinksService
+import Logging
+import PostgresNIO
+
+/// Twomes accounts: created by a researcher with a pseudonym, activated from the app with a one-time token.
+struct Accounts: Sendable {
+    let database: PostgresClient
+    let services: RPCClient
+    let activationLifetime: Duration
+
+    func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
+        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
+        let request = try (input.body.isNull ? HTTPInput(body: [:]) : input).decodeBody(as: CreateAccountRequest.self).validated()
+
+        let token = SecretToken.generate()
+        // The link first: if links is down nothing is written and the researcher simply retries.
+        let link = try await services.call(
+            "links", "links.activation.mint", input: MintActivationLinkInput(kind: "account", token: token), context: context,
+            as: ActivationLink.self)
+
+        let tokenHash = SecretToken.hash(token)
+        let expiresAt = Date().addingTimeInterval(activationLifetime.timeInterval)
+        let latitude = request.location.latitude
+        let longitude = request.location.longitude
+        let timezone = request.timezone
+        let logger = context.logger
+        let created: (id: Int64, pseudonym: Int)
+        do {
+            created = try await database.withTransaction(logger: logger) { connection in
+                let account = try await insertAccount(
+                    connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
+                    VALUES (\(account.id), \(latitude), \(longitude), \(timezone))
+                    """, logger: logger)
+                return account
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+        return CreateAccountResponse(id: created.id, pseudonym: created.pseudonym, activation_token: token, firebase_url: link.url)
+    }
+
+    private func insertAccount(_ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date,
+                               logger: Logger) async throws -> (id: Int64, pseudonym: Int) {
+        if let pseudonym {
+            let rows = try await connection.query(
+                """
+                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at)
+                VALUES (\(pseudonym), \(tokenHash), \(expiresAt))
+                ON CONFLICT (pseudonym) DO NOTHING RETURNING id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) { return (id, pseudonym) }
+            throw RPCError.badRequest("Account pseudonym already in use", reason: "pseudonym_in_use")
+        }
+        // A random free pseudonym; a concurrent creator may take the same one, so try again.
+        for _ in 0..<5 {
+            let rows = try await connection.query(
+                """
+                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at)
+                SELECT candidate, \(tokenHash), \(expiresAt) FROM generate_series(800000, 899999) AS candidate
+                WHERE NOT EXISTS (SELECT 1 FROM devices.accounts WHERE pseudonym = candidate)
+                ORDER BY random() LIMIT 1
+                ON CONFLICT (pseudonym) DO NOTHING RETURNING id, pseudonym
+                """, logger: logger)
+            for try await (id, chosen) in rows.decode((Int64, Int).self) { return (id, chosen) }
+        }
+        throw RPCError(.conflict, reason: "no_free_pseudonym", message: "No free pseudonym is left")
+    }
+
+    /// Step C4–C8: a new session token for the app; the activation token keeps working until the session
+    /// token is first used.
+    func activate(_ input: HTTPInput, context: CallContext) async throws -> AccountSession {
+        let request = try input.decodeBody(as: ActivateRequest.self)
+        let sessionToken = SecretToken.generate()
+        let rows = try await database.query(
+            """
+            UPDATE devices.accounts
+            SET session_token_hash = \(SecretToken.hash(sessionToken)), activated_on = now()
+            WHERE activation_token_hash = \(SecretToken.hash(request.activation_token))
+              AND (activation_expires_at IS NULL OR activation_expires_at > now())
+            RETURNING id
+            """, logger: context.logger)
+        for try await _ in rows.decode(Int64.self) { return AccountSession(session_token: sessionToken) }
+        throw RPCError.notFound("No account found for provided activation token", reason: "activation_token_not_found")
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,87 @@
+import CustodianRPC
+import Foundation
+import HTTPTypes
+
+/// The API families the gateway speaks, each with its own success and error shapes (DESIGN.md).
+public enum APIStyle: String, Sendable, CaseIterable {
+    case oyd, opensense, geotag, lemon, twomes, admin
+
+    /// The style of a path no route matched, so that even a 404 looks like the API the client expects.
+    public static func forUnmatchedPath(_ path: String) -> APIStyle {
+        let prefixes: [(String, APIStyle)] = [
+            ("/admin/", .admin), ("/api/v1/", .lemon), ("/oauth/", .oyd), ("/api/", .oyd),
+            ("/register", .opensense), ("/config", .opensense), ("/upload", .opensense),
+            ("/route", .geotag), ("/account", .twomes), ("/device", .twomes),
+        ]
+        return prefixes.first { path.hasPrefix($0.0) }?.1 ?? .admin
+    }
+
+    /// Whether the API's clients post `application/x-www-form-urlencoded` bodies.
+    var acceptsFormBodies: Bool { self == .opensense || self == .oyd }
+
+    /// The body of a successful response.
+    func successBody(_ result: JSONValue, status: HTTPResponse.Status) -> JSONValue {
+        switch self {
+        case .lemon:
+            ["data": result, "meta": ["success": true, "code": .int(Int64(status.code)), "message": .string(status.reasonPhrase)]]
+        default:
+            result
+        }
+    }
+
+    /// The body of an error response.
+    func errorBody(status: HTTPResponse.Status, reason: String, message: String, details: JSONValue?) -> JSONValue {
+        switch self {
+        case .twomes:
+            // FastAPI: a message, or for validation failures the list of problems.
+            if status == .unprocessableContent, let details { return ["detail": details] }
+            return ["detail": .string(message)]
+        case .oyd:
+            return ["error": .string(reason), "error_description": .string(message)]
+        case .opensense:
+            return ["error": .string(message)]
+        case .geotag:
+            return ["error": .string(reason), "message": .string(message)]
+        case .lemon:
+            return ["data": .null, "meta": ["success": false, "code": .int(Int64(status.code)), "message": .string(message)]]
+        case .admin:
+            return ["error": ["reason": .string(reason), "message": .string(message)]]
+        }
+    }
+
+    /// What a request without the credential its route needs gets.
+    func missingCredential() -> GatewayError {
+        switch self {
+        case .twomes:
+            // FastAPI's HTTPBearer answers a missing Authorization header with 403, and the app relies on it.
+            GatewayError(status: .forbidden, reason: "not_authenticated", message: "Not authenticated", style: self)
+        case .oyd:
+            GatewayError(status: .unauthorized, reason: "invalid_token", message: "The access token is missing", style: self)
+        default:
+            GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authentication required", style: self)
+        }
+    }
+
+    /// What a request with an Authorization header of another scheme than Bearer gets.
+    func wrongAuthorizationScheme() -> GatewayError {
+        switch self {
+        case .twomes:
+            GatewayError(status: .forbidden, reason: "invalid_credentials", message: "Invalid authentication credentials", style: self)
+        default:
+            GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authorization must be a Bearer token", style: self)
+        }
+    }
+
+    /// A request body that is not valid JSON.
+    func malformedBody(_ problem: String) -> GatewayError {
+        switch self {
+        case .twomes:
+            GatewayError(status: .unprocessableContent, reason: "json_invalid", message: "JSON decode error",
+                         style: self, details: [["loc": ["body"], "msg": .string(problem), "type": "value_error.jsondecode"]])
+        case .oyd:
+            GatewayError(status: .badRequest, reason: "invalid_request", message: problem, style: self)
+        default:
+            GatewayError(status: .badRequest, reason: "malformed_body", message: problem, style: self)
+        }
+    }
+}

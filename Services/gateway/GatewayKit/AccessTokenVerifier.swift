@@ -1,0 +1,88 @@
+import CustodianJWT
+import CustodianRPC
+import Foundation
+import JWTKit
+
+/// Checks access tokens locally against the key set `auth` publishes. The key set is fetched when first
+/// needed, refreshed every minute, and fetched again (at most every few seconds) when a token names a key
+/// id it does not know, so that key rotation needs no gateway restart.
+actor AccessTokenVerifier {
+    private let rpc: RPCClient
+    private let issuer: String
+    private let audience: String
+    private var keys = JWTKeyCollection()
+    private var knownKeyIDs: Set<String> = []
+    private var fetchedAt: ContinuousClock.Instant?
+
+    private static let refreshInterval: Duration = .seconds(60)
+    private static let unknownKeyRefetchInterval: Duration = .seconds(5)
+
+    init(rpc: RPCClient, issuer: String, audience: String) {
+        self.rpc = rpc
+        self.issuer = issuer
+        self.audience = audience
+    }
+
+    enum Failure: Error {
+        case malformed, wrongAlgorithm, unknownKey, invalid, wrongIssuer, wrongAudience
+    }
+
+    func verify(_ token: String, requestID: String) async throws -> AccessClaims {
+        let header = try Self.header(of: token)
+        guard header.alg == AccessTokenAlgorithm.name else { throw Failure.wrongAlgorithm }
+        guard let kid = header.kid else { throw Failure.unknownKey }
+        try await ensureKey(kid, requestID: requestID)
+        let claims: AccessClaims
+        do {
+            claims = try await keys.verify(token, as: AccessClaims.self)
+        } catch {
+            throw Failure.invalid
+        }
+        guard claims.iss.value == issuer else { throw Failure.wrongIssuer }
+        guard claims.aud.value.contains(audience) else { throw Failure.wrongAudience }
+        return claims
+    }
+
+    private func ensureKey(_ kid: String, requestID: String) async throws {
+        let now = ContinuousClock.now
+        let stale = fetchedAt.map { now - $0 > Self.refreshInterval } ?? true
+        let mayRefetch = fetchedAt.map { now - $0 > Self.unknownKeyRefetchInterval } ?? true
+        if stale || (!knownKeyIDs.contains(kid) && mayRefetch) {
+            try await refresh(requestID: requestID)
+        }
+        guard knownKeyIDs.contains(kid) else { throw Failure.unknownKey }
+    }
+
+    private func refresh(requestID: String) async throws {
+        let set = try await rpc.call(
+            "auth", "auth.keys.list", context: CallContext(requestID: requestID, deadline: Date().addingTimeInterval(2)),
+            as: PublicKeySet.self)
+        let collection = JWTKeyCollection()
+        // Only ES256 keys enter the collection: the algorithm is pinned, whatever a token's header claims.
+        let pinned = set.keys.filter { $0.alg == AccessTokenAlgorithm.name && $0.kty == "EC" && $0.crv == "P-256" }
+        let json = try String(decoding: JSONEncoder().encode(PublicKeySet(keys: pinned)), as: UTF8.self)
+        try await collection.add(jwksJSON: json)
+        keys = collection
+        knownKeyIDs = Set(pinned.map(\.kid))
+        fetchedAt = ContinuousClock.now
+    }
+
+    private struct Header: Decodable {
+        var alg: String
+        var kid: String?
+    }
+
+    private static func header(of token: String) throws -> Header {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = base64URLDecode(String(parts[0])),
+            let header = try? JSONDecoder().decode(Header.self, from: data)
+        else { throw Failure.malformed }
+        return header
+    }
+
+    private static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}

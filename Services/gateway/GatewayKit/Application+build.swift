@@ -1,0 +1,59 @@
+import CustodianRPC
+import CustodianRuntime
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOSSL
+
+/// Builds the gateway: the route table on a Hummingbird router, behind the request-id, error-rendering and
+/// metrics middleware, served over TLS (or plain HTTP when asked to), with the RPC client as a service.
+public func buildApplication(
+    configuration: Configuration,
+    routes: [Route] = RouteTable.all,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let gatewayConfiguration = try GatewayConfiguration(configuration)
+    let metrics = GatewayMetrics()
+    let services = RouteTable.services(of: routes)
+    let rpc = try ServiceHost.makeRPCClient(for: services, configuration: configuration, logger: logger) { service, method, seconds, outcome in
+        metrics.recordRPC(service: service, method: method, seconds: seconds, outcome: outcome)
+    }
+    let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
+    HealthRoutes(rpc: rpc, services: services, metrics: metrics).add(to: router)
+
+    let server: HTTPServerBuilder
+    if let certificatePath = gatewayConfiguration.tlsCertificatePath, let keyPath = gatewayConfiguration.tlsKeyPath {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+    } else {
+        server = .http1()
+    }
+    return Application(
+        router: router,
+        server: server,
+        configuration: .init(address: .hostname(gatewayConfiguration.host, port: gatewayConfiguration.port), serverName: nil),
+        services: [rpc],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? gatewayConfiguration.port) },
+        logger: logger)
+}
+
+/// The router alone, for tests that drive it without a server.
+public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics, configuration: GatewayConfiguration) -> Router<GatewayRequestContext> {
+    let router = Router(context: GatewayRequestContext.self)
+    router.add(middleware: GatewayMiddleware(metrics: metrics))
+    let authenticator = Authenticator(
+        rpc: rpc, accessTokens: AccessTokenVerifier(rpc: rpc, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience))
+    for route in routes {
+        let forwarder = RouteForwarder(
+            route: route, rpc: rpc, authenticator: authenticator,
+            maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout)
+        router.on(RouterPath(route.path), method: route.method) { request, context in
+            try await forwarder.respond(to: request, context: context)
+        }
+    }
+    return router
+}

@@ -1,0 +1,69 @@
+import CustodianRPC
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Establishes who calls a route, per the route's scheme, and records it in the call context.
+struct Authenticator: Sendable {
+    let rpc: RPCClient
+    let accessTokens: AccessTokenVerifier
+
+    func authenticate(_ route: Route, request: Request, context: inout CallContext) async throws {
+        switch route.auth {
+        case .none:
+            return
+        case .admin:
+            let token = try bearerToken(request, style: route.style)
+            do {
+                context.principal = try await rpc.call(
+                    "auth", "auth.admin.authenticate", input: TokenInput(token: token), context: context, as: Principal.self)
+            } catch let error as RPCError {
+                throw GatewayError(error, style: route.style)
+            }
+        case .opaque(let kind):
+            // Only the issuing service can tell whether the token is good; it gets it with the call.
+            context.credential = Credential(token: try bearerToken(request, style: route.style), expectedKind: kind)
+        case .jwt(let kinds):
+            let token = try bearerToken(request, style: route.style)
+            let claims: AccessClaimsResult
+            do {
+                let verified = try await accessTokens.verify(token, requestID: context.requestID)
+                claims = AccessClaimsResult(kind: verified.kind, subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
+            } catch let error as RPCError {
+                throw GatewayError(error, style: route.style)
+            } catch {
+                throw GatewayError(status: .unauthorized, reason: "invalid_token", message: "The access token is invalid or expired", style: route.style)
+            }
+            guard kinds.contains(claims.kind) else {
+                throw GatewayError(status: .forbidden, reason: "wrong_principal", message: "This token cannot be used here", style: route.style)
+            }
+            context.principal = Principal(kind: claims.kind, id: claims.subject, session: claims.session, scopes: claims.scopes)
+        case .signature:
+            // Filled in with the geotag API: the routes service checks key and HMAC itself.
+            throw GatewayError(status: .unauthorized, reason: "signature_unsupported", message: "Signed requests are not accepted yet", style: route.style)
+        }
+    }
+
+    /// The token of an `Authorization: Bearer …` header (or, for the OwnYourData API, `?access_token=`).
+    func bearerToken(_ request: Request, style: APIStyle) throws -> String {
+        guard let header = request.headers[.authorization], !header.isEmpty else {
+            if style == .oyd, let token = request.uri.queryParameters.get("access_token"), !token.isEmpty { return token }
+            throw style.missingCredential()
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, !parts[1].trimmingCharacters(in: .whitespaces).isEmpty else { throw style.missingCredential() }
+        guard parts[0].lowercased() == "bearer" else { throw style.wrongAuthorizationScheme() }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+}
+
+struct TokenInput: Codable, Sendable {
+    var token: String
+}
+
+private struct AccessClaimsResult {
+    var kind: String
+    var subject: String
+    var session: String?
+    var scopes: [String]
+}

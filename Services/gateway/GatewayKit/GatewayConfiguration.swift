@@ -1,0 +1,35 @@
+import CustodianRuntime
+import Foundation
+
+/// The gateway's own settings, on top of the runtime ones (README lists them all).
+public struct GatewayConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// PEM certificate chain and key; both or neither. Without them the gateway needs `insecureHTTP`.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    public var insecureHTTP: Bool
+    public var maximumBodySize: Int
+    public var jwtIssuer: String
+    public var jwtAudience: String
+    public var serviceTimeout: Duration
+
+    public init(_ configuration: Configuration) throws {
+        host = configuration.string("CUSTODIAN_HTTP_HOST", default: "127.0.0.1")
+        port = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443)
+        tlsCertificatePath = configuration["CUSTODIAN_TLS_CERTIFICATE"]
+        tlsKeyPath = configuration["CUSTODIAN_TLS_KEY"]
+        insecureHTTP = ["1", "true", "yes"].contains(configuration.string("CUSTODIAN_INSECURE_HTTP", default: "false").lowercased())
+        maximumBodySize = try configuration.int("CUSTODIAN_MAX_BODY_SIZE", default: 1024 * 1024)
+        jwtIssuer = configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
+        jwtAudience = configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
+        serviceTimeout = try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(10))
+
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            throw ConfigurationError(message: "set both CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or neither")
+        }
+        if tlsCertificatePath == nil && !insecureHTTP {
+            throw ConfigurationError(message: "no TLS certificate: set CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or CUSTODIAN_INSECURE_HTTP=1 for plain HTTP")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import CustodianRPC
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An error response, rendered in the style of the API it belongs to.
+public struct GatewayError: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var reason: String
+    public var message: String
+    public var style: APIStyle
+    public var details: JSONValue?
+    public var headers: HTTPFields = [:]
+
+    public init(status: HTTPResponse.Status, reason: String, message: String, style: APIStyle, details: JSONValue? = nil) {
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.style = style
+        self.details = details
+    }
+
+    /// A service's error, as the HTTP status its code stands for.
+    init(_ error: RPCError, style: APIStyle) {
+        let status = HTTPResponse.Status(code: error.code.httpStatus)
+        // Protocol errors mean the gateway and the service disagree: that is our fault, not the client's.
+        let isProtocolFault = error.code.rawValue < 0 && error.code != .invalidParams
+        self.init(
+            status: isProtocolFault ? .internalServerError : status,
+            reason: isProtocolFault ? "internal_error" : error.reason,
+            message: isProtocolFault ? "internal error" : error.message,
+            style: style, details: error.details)
+        if error.code == .unavailable { headers[.retryAfter] = "1" }
+    }
+
+    static func `internal`(style: APIStyle) -> GatewayError {
+        GatewayError(status: .internalServerError, reason: "internal_error", message: "Internal server error", style: style)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        makeResponse()
+    }
+
+    func makeResponse() -> Response {
+        let body = style.errorBody(status: status, reason: reason, message: message, details: details)
+        var response = JSONResponse.make(body, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+}
+
+enum JSONResponse {
+    static func make(_ body: JSONValue, status: HTTPResponse.Status) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Prometheus
+
+/// Prometheus figures the gateway exposes on `/metrics`: per route, requests counted by status and their
+/// latency; per service, RPC latency by method and outcome. Kept in the gateway's own registry rather
+/// than a process-wide metrics system, so that several gateways in one test process don't collide.
+public final class GatewayMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    private static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    public init() {}
+
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
+            labels: [("route", route), ("method", method), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
+            labels: [("route", route), ("method", method)],
+            buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    func recordRPC(service: String, method: String, seconds: Double, outcome: String) {
+        registry.makeDurationHistogram(
+            descriptor: .init(metricName: "custodian_rpc_duration", unitName: "seconds", helpText: "RPC latency by service, method and outcome"),
+            labels: [("service", service), ("method", method), ("outcome", outcome)],
+            buckets: Self.latencyBuckets
+        ).record(.nanoseconds(Int64(seconds * 1e9)))
+    }
+
+    func render() -> String {
+        registry.emitToString()
+    }
+}

@@ -1,0 +1,56 @@
+import CustodianRuntime
+import HTTPTypes
+
+/// One HTTP route: which service method answers it, how its caller authenticates, and in which API's
+/// style its results and errors are rendered.
+public struct Route: Sendable {
+    public var method: HTTPRequest.Method
+    /// A Hummingbird path pattern; `{name}` captures a path parameter.
+    public var path: String
+    public var service: String
+    public var rpcMethod: String
+    public var auth: AuthScheme
+    public var style: APIStyle
+    public var successStatus: HTTPResponse.Status
+
+    public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
+                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok) {
+        self.method = method
+        self.path = path
+        self.service = service
+        self.rpcMethod = rpcMethod
+        self.auth = auth
+        self.style = style
+        self.successStatus = successStatus
+    }
+}
+
+/// How a route's caller proves who it is.
+public enum AuthScheme: Sendable, Equatable {
+    case none
+    /// A JWT signed by `auth`, checked in the gateway; the principal's kind must be one of these.
+    case jwt(kinds: [String])
+    /// A bearer token only its issuing service can check; forwarded to the route's service.
+    case opaque(kind: String)
+    /// A signed request (API key and HMAC), checked by the route's service.
+    case signature
+    /// A researcher/admin bearer token, checked by `auth`.
+    case admin
+}
+
+/// Every route the gateway serves. Domain issues add theirs here.
+public enum RouteTable {
+    public static let all: [Route] = twomes
+
+    /// Twomes provisioning (seed 004).
+    static let twomes: [Route] = [
+        Route(.post, "/account", service: "devices", rpc: "devices.account.create", auth: .admin, style: .twomes),
+        Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes),
+    ]
+
+    /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the
+    /// rest of the platform, all of which `/readyz` checks.
+    public static func services(of routes: [Route]) -> [String] {
+        Array(Set(routes.map(\.service) + Platform.services)).sorted()
+    }
+}

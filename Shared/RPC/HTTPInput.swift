@@ -1,0 +1,81 @@
+import Foundation
+
+/// The input of a method the gateway routes an HTTP request to: the parsed body (JSON, or form fields as
+/// strings), the route's path parameters and the query parameters.
+public struct HTTPInput: Codable, Sendable {
+    public var body: JSONValue
+    public var path: [String: String]
+    public var query: [String: [String]]
+
+    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:]) {
+        self.body = body
+        self.path = path
+        self.query = query
+    }
+
+    /// Decodes the body as `T`; a body of the wrong shape is a 422 whose details list each problem
+    /// with its location, as FastAPI-style clients expect.
+    public func decodeBody<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        do {
+            let data = try JSONEncoder().encode(body)
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw RPCError.validation(location: ["body"] + Self.location(of: error), message: Self.message(of: error), type: Self.type(of: error))
+        }
+    }
+
+    static func location(of error: DecodingError) -> [String] {
+        let context: DecodingError.Context
+        var extra: [String] = []
+        switch error {
+        case .keyNotFound(let key, let errorContext):
+            context = errorContext
+            extra = [key.stringValue]
+        case .typeMismatch(_, let errorContext), .valueNotFound(_, let errorContext), .dataCorrupted(let errorContext):
+            context = errorContext
+        @unknown default:
+            return []
+        }
+        return context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } + extra
+    }
+
+    static func message(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound: "field required"
+        case .valueNotFound: "none is not an allowed value"
+        case .typeMismatch(let type, _): "value is not a valid \(pythonTypeName(type))"
+        case .dataCorrupted(let context): context.debugDescription
+        @unknown default: "invalid value"
+        }
+    }
+
+    static func type(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound: "value_error.missing"
+        case .valueNotFound: "type_error.none.not_allowed"
+        case .typeMismatch(let type, _): "type_error.\(pythonTypeName(type))"
+        default: "value_error"
+        }
+    }
+
+    private static func pythonTypeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "str"
+        case is Bool.Type: "bool"
+        case is Int.Type, is Int64.Type, is Int32.Type: "integer"
+        case is Double.Type, is Float.Type: "float"
+        default: type is any Collection.Type ? "list" : "dict"
+        }
+    }
+}
+
+extension RPCError {
+    /// A validation failure at `location` (`["body", "pseudonym"]`), FastAPI's 422 shape in `details`.
+    public static func validation(location: [String], message: String, type: String = "value_error") -> RPCError {
+        let path = location.dropFirst().joined(separator: ".")
+        return RPCError(
+            .unprocessable, reason: "validation_failed",
+            message: path.isEmpty ? message : "\(path): \(message)",
+            details: .array([.object(["loc": .array(location.map { .string($0) }), "msg": .string(message), "type": .string(type)])]))
+    }
+}
