@@ -26,6 +26,9 @@ struct GatewayMiddleware: RouterMiddleware {
             // Routing and body errors Hummingbird raises itself (no such route, body too large).
             let style = APIStyle.forUnmatchedPath(request.uri.path)
             response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: Self.message(for: error, style: style), style: style).makeResponse()
+        } catch let error as any HTTPResponseError {
+            let style = APIStyle.forUnmatchedPath(request.uri.path)
+            response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: error.status.reasonPhrase, style: style).makeResponse()
         } catch {
             context.logger.error("request failed", metadata: ["error": .string(String(reflecting: error))])
             response = GatewayError.internal(style: APIStyle.forUnmatchedPath(request.uri.path)).makeResponse()

@@ -2,6 +2,7 @@ import CustodianRPC
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Turns an HTTP request on a route into a call of the route's service method, and its result or error
 /// into a response in the route's API style.
@@ -37,7 +38,7 @@ struct RouteForwarder: Sendable {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodySize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch is NIOTooManyBytesError {
             throw GatewayError(status: .contentTooLarge, reason: "body_too_large",
                                message: "The request body exceeds \(maximumBodySize) bytes", style: route.style)
         }

@@ -1,0 +1,240 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Testing
+
+/// The whole platform as a user starts it: `custodian up` on a fresh data directory, with its private
+/// PostgreSQL cluster, every service and the gateway as real processes on real sockets, serving HTTPS
+/// with the certificate it generated (which the test client trusts, and nothing else).
+final class RunningPlatform: Sendable {
+    @TaskLocal static var current: RunningPlatform?
+
+    let baseURL: String
+    let dataDirectory: String
+    let adminToken: String
+    let binaries: String
+    let http: HTTPClient
+    private let process: Process
+    private let outputPath: String
+
+    private init(baseURL: String, dataDirectory: String, adminToken: String, binaries: String, http: HTTPClient,
+                 process: Process, outputPath: String) {
+        self.baseURL = baseURL
+        self.dataDirectory = dataDirectory
+        self.adminToken = adminToken
+        self.binaries = binaries
+        self.http = http
+        self.process = process
+        self.outputPath = outputPath
+    }
+
+    static func start() async throws -> RunningPlatform {
+        let binaries = try binaryDirectory()
+        let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
+        let outputPath = dataDirectory + ".out"
+        let port = try freePort()
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
+        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", "3"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CUSTODIAN_DATABASE_URL"] = nil
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        let baseURL = "https://127.0.0.1:\(port)"
+        let deadline = ContinuousClock.now + .seconds(180)
+        while !(Self.read(outputPath).contains("custodian ready: \(baseURL)")) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { process.terminate() }
+                throw PlatformError("custodian up did not become ready:\n\(Self.read(outputPath))")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(dataDirectory + "/tls/cert.pem"))
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        let token = try String(contentsOfFile: dataDirectory + "/admin-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return RunningPlatform(baseURL: baseURL, dataDirectory: dataDirectory, adminToken: token, binaries: binaries,
+                               http: http, process: process, outputPath: outputPath)
+    }
+
+    /// Stops the platform as Ctrl-C would, and checks that it stopped cleanly: exit status 0, no process
+    /// left, every socket file removed.
+    func stop() async throws {
+        try? await http.shutdown()
+        process.interrupt()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("custodian up did not stop within 30 s of SIGINT:\n\(output)")
+            return
+        }
+        #expect(process.terminationStatus == 0, "custodian up exited with \(process.terminationStatus):\n\(output)")
+        let sockets = FileManager.default.enumerator(atPath: dataDirectory + "/run")?.compactMap { $0 as? String }.filter { $0.hasSuffix(".sock") } ?? []
+        #expect(sockets.isEmpty, "socket files left behind: \(sockets)")
+        #expect(output.contains("postgres   stopped"))
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+        try? FileManager.default.removeItem(atPath: outputPath)
+    }
+
+    var output: String { Self.read(outputPath) }
+
+    private static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// The executables built next to this test bundle.
+    private static func binaryDirectory() throws -> String {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var candidates = [(own as NSString).deletingLastPathComponent]
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        candidates.append(root + "/.build/debug")
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0 + "/custodian") }) else {
+            throw PlatformError("no custodian executable in \(candidates); build the products first (`swift build`)")
+        }
+        return found
+    }
+
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 ? getsockname(descriptor, pointer, &length) : -1
+            }
+        }
+        guard result == 0 else { throw PlatformError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    // MARK: Requests
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    func request(_ method: HTTPMethod, _ path: String, json: String? = nil, rawBody: Data? = nil,
+                 headers: [(String, String)] = [], admin: Bool = false) async throws -> Reply {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if admin { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        } else if let rawBody {
+            request.body = .bytes(ByteBuffer(bytes: rawBody))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+    }
+
+    /// Runs a `custodian` subcommand and returns its exit status and output.
+    func custodian(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
+        process.arguments = arguments
+        let outputPath = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, Self.read(outputPath))
+    }
+
+    /// The private cluster's superuser URL, from the port in `custodian up`'s output and the stored password.
+    var adminDatabaseURL: String {
+        get throws {
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("postgres ") }),
+                let portText = line.split(separator: ":").last?.split(separator: " ").first
+            else { throw PlatformError("no postgres line in the output") }
+            let password = try String(contentsOfFile: dataDirectory + "/secrets/postgres-password", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return "postgres://custodian:\(password)@127.0.0.1:\(portText)/custodian"
+        }
+    }
+
+    /// Runs SQL as the cluster's superuser with psql and returns its unaligned output.
+    func sql(_ statement: String) throws -> String {
+        let url = try adminDatabaseURL
+        let psql = ["/usr/bin/psql"] + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).map { "/usr/lib/postgresql/\($0)/bin/psql" }
+        guard let binary = psql.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { throw PlatformError("psql not found") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [url, "-At", "-c", statement]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func pid(of service: String) throws -> pid_t {
+        let text = try String(contentsOfFile: "\(dataDirectory)/pids/\(service).pid", encoding: .utf8)
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw PlatformError("no pid for \(service)") }
+        return pid
+    }
+}
+
+struct PlatformError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Starts the platform once for a suite and stops it (checking the shutdown) after the suite's tests.
+struct PlatformTrait: SuiteTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> PlatformTrait? {
+        test.isSuite ? self : nil
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let platform = try await RunningPlatform.start()
+        do {
+            try await RunningPlatform.$current.withValue(platform) { try await function() }
+        } catch {
+            try await platform.stop()
+            throw error
+        }
+        try await platform.stop()
+    }
+}
+
+extension Trait where Self == PlatformTrait {
+    static var runningPlatform: Self { PlatformTrait() }
+}
+
+/// The platform of the enclosing suite.
+var platform: RunningPlatform {
+    get throws {
+        guard let current = RunningPlatform.current else { throw PlatformError("no running platform: the suite needs .runningPlatform") }
+        return current
+    }
+}
