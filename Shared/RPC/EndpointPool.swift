@@ -41,7 +41,7 @@ final class EndpointPool: Sendable {
             if state.closed {
                 return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "client is shut down"))
             }
-            state.connections.removeAll { !$0.isActive }
+            state.connections.removeAll { !$0.isUsable }
             let best = state.connections.min { $0.inFlight < $1.inFlight }
             let wantsAnother = state.connections.count < settings.connectionsPerEndpoint
                 && (best == nil || best!.inFlight >= settings.callsBeforeAnotherConnection)

@@ -37,20 +37,24 @@ final class RPCConnection: Sendable {
     private let handler: NIOLoopBound<RPCClientHandler>
     private let nextID = Atomic<Int64>(1)
 
-    private init(endpoint: Endpoint, channel: any Channel, handler: NIOLoopBound<RPCClientHandler>) {
+    private let state: RPCConnectionState
+
+    private init(endpoint: Endpoint, channel: any Channel, handler: NIOLoopBound<RPCClientHandler>, state: RPCConnectionState) {
         self.endpoint = endpoint
         self.channel = channel
         self.handler = handler
+        self.state = state
     }
 
     static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount,
                         eventLoopGroup: any EventLoopGroup) -> EventLoopFuture<RPCConnection> {
+        let state = RPCConnectionState()
         let bootstrap = ClientBootstrap(group: eventLoopGroup)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try RPCFraming.addHandlers(to: channel.pipeline.syncOperations, maximumFrameSize: maximumFrameSize)
-                    try channel.pipeline.syncOperations.addHandler(RPCClientHandler(endpoint: endpoint.description))
+                    try channel.pipeline.syncOperations.addHandler(RPCClientHandler(endpoint: endpoint.description, state: state))
                 }
             }
         let connected: EventLoopFuture<any Channel>
@@ -62,11 +66,12 @@ final class RPCConnection: Sendable {
             throw RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "\(error)")
         }.flatMapThrowing { channel in
             let handler = try channel.pipeline.syncOperations.handler(type: RPCClientHandler.self)
-            return RPCConnection(endpoint: endpoint, channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            return RPCConnection(endpoint: endpoint, channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), state: state)
         }
     }
 
-    var isActive: Bool { channel.isActive }
+    /// Open, and its server has not said goodbye.
+    var isUsable: Bool { channel.isActive && !state.goodbyeReceived.load(ordering: .relaxed) }
 
     /// Calls waiting for a response, for choosing the least busy connection.
     var inFlight: Int { callsInFlight.load(ordering: .relaxed) }
@@ -113,12 +118,14 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let endpoint: String
+    private let state: RPCConnectionState
     private var pending: [RPCID: Pending] = [:]
     private var context: ChannelHandlerContext?
     private var closed = false
 
-    init(endpoint: String) {
+    init(endpoint: String, state: RPCConnectionState) {
         self.endpoint = endpoint
+        self.state = state
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -155,7 +162,12 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        guard let header = try? JSONDecoder().decode(RPCResponseHeader.self, from: frame), let id = header.id else {
+        let header = try? JSONDecoder().decode(RPCResponseHeader.self, from: frame)
+        if header?.method == RPCGoodbye.method {
+            state.goodbyeReceived.store(true, ordering: .relaxed)
+            return
+        }
+        guard let header, let id = header.id else {
             // A response we cannot route (an error about a frame we sent that the peer could not parse)
             // means the peer and we disagree about the protocol: give up on this connection.
             context.close(promise: nil)
@@ -180,4 +192,9 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
+}
+
+/// What the pool needs to know of a connection from outside its event loop.
+final class RPCConnectionState: Sendable {
+    let goodbyeReceived = Atomic<Bool>(false)
 }

@@ -141,6 +141,15 @@ struct RPCErrorResponse: Encodable, Sendable {
 /// What the client reads of every response to route it to its caller.
 struct RPCResponseHeader: Decodable {
     var id: RPCID?
+    /// Set on the one notification a server sends: ``RPCGoodbye/method``.
+    var method: String?
+}
+
+/// What a server sends on each connection when it begins to shut down, so that clients stop sending
+/// there before it closes the connection (a request sent after the close would be lost without a trace).
+enum RPCGoodbye {
+    static let method = "rpc.goodbye"
+    static let frame = #"{"jsonrpc":"2.0","method":"rpc.goodbye"}"#
 }
 
 /// A response as the caller decodes it, once it knows the result type.

@@ -7,9 +7,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// Answers JSON-RPC on one endpoint. Requests on a connection run concurrently and their responses go back
-/// in the order they finish. On graceful shutdown it stops accepting, answers requests that arrive meanwhile
-/// with `unavailable` (so callers retry elsewhere), lets the calls in flight finish, closes every connection
-/// and removes its socket file.
+/// in the order they finish. On graceful shutdown it removes its socket file, stops accepting, tells each
+/// client goodbye, answers requests that still arrive with `unavailable`/`shutting_down` (which callers
+/// safely retry elsewhere), lets the calls in flight finish, and closes each connection once it is idle and
+/// its clients had a moment to hear the goodbye.
 public final class RPCServer: Service, Sendable {
     public struct Configuration: Sendable {
         public var endpoint: Endpoint
@@ -42,7 +43,12 @@ public final class RPCServer: Service, Sendable {
     private struct ConnectionState {
         var channel: any Channel
         var inFlight = 0
+        /// Set once the goodbye had time to reach the client.
+        var drained = false
     }
+
+    /// How long after its goodbye a connection stays open to refuse requests already on their way.
+    static let drainInterval: TimeAmount = .milliseconds(250)
 
     public init(
         configuration: Configuration,
@@ -149,24 +155,39 @@ public final class RPCServer: Service, Sendable {
         // The socket file goes first, so that the gateway's discovery stops offering this replica.
         removeSocketFile()
         serverChannel.close(promise: nil)
-        let idle = state.withLock { state in
+        let connections = state.withLock { state in
             state.shuttingDown = true
-            return state.connections.values.filter { $0.inFlight == 0 }.map(\.channel)
+            return state.connections.map { ($0.key, $0.value.channel) }
         }
-        for channel in idle { channel.close(promise: nil) }
+        for (key, channel) in connections { sayGoodbye(key, on: channel) }
+    }
+
+    private func sayGoodbye(_ key: ObjectIdentifier, on channel: any Channel) {
+        var goodbye = channel.allocator.buffer(capacity: RPCGoodbye.frame.utf8.count)
+        goodbye.writeString(RPCGoodbye.frame)
+        channel.writeAndFlush(goodbye, promise: nil)
+        channel.eventLoop.scheduleTask(in: Self.drainInterval) { self.drained(key) }
+    }
+
+    private func drained(_ key: ObjectIdentifier) {
+        let closeNow: (any Channel)? = state.withLock { state in
+            guard var connection = state.connections[key] else { return nil }
+            connection.drained = true
+            state.connections[key] = connection
+            return connection.inFlight == 0 ? connection.channel : nil
+        }
+        closeNow?.close(promise: nil)
     }
 
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         let key = ObjectIdentifier(connection.channel)
-        let admitted = state.withLock { state in
-            guard !state.shuttingDown else { return false }
+        // A connection accepted while shutting down is still served, in refusal mode: closing it at once
+        // would lose a request the client may already have sent, without telling it whether it ran.
+        let lateArrival = state.withLock { state in
             state.connections[key] = ConnectionState(channel: connection.channel)
-            return true
+            return state.shuttingDown
         }
-        guard admitted else {
-            try? await connection.channel.close()
-            return
-        }
+        if lateArrival { sayGoodbye(key, on: connection.channel) }
         defer { _ = state.withLock { $0.connections.removeValue(forKey: key) } }
 
         do {
@@ -219,7 +240,7 @@ public final class RPCServer: Service, Sendable {
             guard var connection = state.connections[key] else { return nil }
             connection.inFlight -= 1
             state.connections[key] = connection
-            return state.shuttingDown && connection.inFlight == 0 ? connection.channel : nil
+            return connection.drained && connection.inFlight == 0 ? connection.channel : nil
         }
         closeNow?.close(promise: nil)
     }

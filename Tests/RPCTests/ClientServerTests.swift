@@ -174,14 +174,15 @@ struct ClientServerTests {
         let directory = try temporarySocketDirectory()
         let client = makeClient(directory: directory)
         defer { client.shutdown() }
-        let socketPath = try await withServer(directory: directory) { server, _, endpoint in
+        let started = StartedCalls()
+        let socketPath = try await withServer(methods: testMethods(started: started), directory: directory) { server, _, endpoint in
             guard case .unix(let path) = endpoint else { throw CancellationError() }
             #expect(FileManager.default.fileExists(atPath: path))
             // Starts a slow call; withServer triggers the graceful shutdown while it runs.
             let slow = Task {
                 try await client.call("test", "test.echo", input: Echo(text: "finished", delayMilliseconds: 500), context: context(), as: Echo.self)
             }
-            try await Task.sleep(for: .milliseconds(100))
+            while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
             return (path, slow)
         }
         #expect(try await socketPath.1.value.text == "finished")

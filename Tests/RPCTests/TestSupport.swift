@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import ServiceLifecycle
 @testable import CustodianRPC
 
@@ -15,10 +16,18 @@ struct Echo: Codable, Sendable, Equatable {
     var delayMilliseconds: Int?
 }
 
+/// Counts the calls a test server has started, so that a test can wait until one is surely running.
+final class StartedCalls: Sendable {
+    private let count = Mutex(0)
+    func record() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
 /// Methods the tests call: echo with an optional delay, and one that fails with an application error.
-func testMethods() -> RPCMethods {
+func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     var methods = RPCMethods()
     methods.register("test.echo", input: Echo.self) { input, _ in
+        started.record()
         if let delay = input.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
         return input
     }
