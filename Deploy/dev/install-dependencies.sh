@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Custodian needs to build, run and test, if any is missing.
+set -euo pipefail
+
+packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing ${missing[*]} ..."
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# The package's own cluster is not used (Custodian makes a private one), so don't let it start one.
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
