@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["CustodianRuntime", "CustodianSecurity"],
+            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService"],
             path: "Tests/RuntimeTests"
         ),
         .testTarget(
@@ -163,6 +163,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "CustodianRuntime",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -23,12 +23,11 @@ struct Setup: AsyncParsableCommand {
         try await Deployment.ensureDatabase(adminURL, logger: logger)
         let urls = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         for (service, url) in urls {
-            try Files.write(url.urlString, to: "\(secrets)/db-\(service).url", mode: 0o644)
+            try Files.write(url.urlString, to: "\(secrets)/db-\(service).url")
         }
         Console.say("database   \(urls.count) service roles ready in \(adminURL)")
         try Files.makeDirectory(secrets + "/tls", mode: 0o755)
         try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
-        _ = chmod(secrets + "/tls/key.pem", 0o644)  // the gateway container runs as another user than setup
         Console.say("tls        \(secrets)/tls/cert.pem")
         let tokenPath = secrets + "/admin-token"
         if !FileManager.default.fileExists(atPath: tokenPath),

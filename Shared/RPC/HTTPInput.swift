@@ -16,6 +16,9 @@ public struct HTTPInput: Codable, Sendable {
     /// Decodes the body as `T`; a body of the wrong shape is a 422 whose details list each problem
     /// with its location, as FastAPI-style clients expect.
     public func decodeBody<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        if body.isNull {
+            throw RPCError.validation(location: ["body"], message: "field required", type: "value_error.missing")
+        }
         do {
             let data = try JSONEncoder().encode(body)
             return try JSONDecoder().decode(T.self, from: data)
@@ -44,6 +47,9 @@ public struct HTTPInput: Codable, Sendable {
         case .keyNotFound: "field required"
         case .valueNotFound: "none is not an allowed value"
         case .typeMismatch(let type, _): "value is not a valid \(pythonTypeName(type))"
+        // A number that does not fit the field's type (800001.5 for an integer) is reported as data corruption.
+        case .dataCorrupted(let context) where context.debugDescription.contains("fit") || context.debugDescription.contains("umber"):
+            "value is not a valid integer"
         case .dataCorrupted(let context): context.debugDescription
         @unknown default: "invalid value"
         }
@@ -54,17 +60,20 @@ public struct HTTPInput: Codable, Sendable {
         case .keyNotFound: "value_error.missing"
         case .valueNotFound: "type_error.none.not_allowed"
         case .typeMismatch(let type, _): "type_error.\(pythonTypeName(type))"
+        case .dataCorrupted(let context) where context.debugDescription.contains("fit") || context.debugDescription.contains("umber"):
+            "type_error.integer"
         default: "value_error"
         }
     }
 
     private static func pythonTypeName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "str"
-        case is Bool.Type: "bool"
-        case is Int.Type, is Int64.Type, is Int32.Type: "integer"
-        case is Double.Type, is Float.Type: "float"
-        default: type is any Collection.Type ? "list" : "dict"
+        switch JSONKind(type) {
+        case .string: "str"
+        case .boolean: "bool"
+        case .integer: "integer"
+        case .number: "float"
+        case .array: "list"
+        case .object: "dict"
         }
     }
 }

@@ -200,22 +200,20 @@ final class ServiceReplicas: Sendable {
             state.scannedAt.map { now - $0 >= settings.rescanInterval } ?? true
         }
         let endpoints: [Endpoint]? = needsScan ? discover() : nil
-        let (pools, vanished): ([EndpointPool], [EndpointPool]) = state.withLock { state in
-            var vanished: [EndpointPool] = []
+        // A replica whose socket vanished is shutting down: new calls go elsewhere, but its connections stay
+        // open for the calls in flight; the replica closes them once those are answered.
+        return state.withLock { state in
             if let endpoints {
                 state.scannedAt = now
-                for (endpoint, pool) in state.pools where !endpoints.contains(endpoint) {
-                    vanished.append(pool)
+                for endpoint in state.pools.keys where !endpoints.contains(endpoint) {
                     state.pools[endpoint] = nil
                 }
                 for endpoint in endpoints where state.pools[endpoint] == nil {
                     state.pools[endpoint] = EndpointPool(endpoint: endpoint, settings: settings, eventLoopGroup: eventLoopGroup)
                 }
             }
-            return (state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description }, vanished)
+            return state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description }
         }
-        for pool in vanished { pool.close() }
-        return pools
     }
 
     private func discover() -> [Endpoint] {

@@ -77,12 +77,30 @@ public func describe(_ error: DecodingError) -> String {
 }
 
 private func typeName(_ type: Any.Type) -> String {
-    switch type {
-    case is String.Type: "a string"
-    case is Bool.Type: "a boolean"
-    case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type: "an integer"
-    case is Double.Type, is Float.Type: "a number"
-    case is [Any].Type: "an array"
-    default: type is any Collection.Type ? "an array" : "an object"
+    switch JSONKind(type) {
+    case .string: "a string"
+    case .boolean: "a boolean"
+    case .integer: "an integer"
+    case .number: "a number"
+    case .array: "an array"
+    case .object: "an object"
+    }
+}
+
+/// What JSON a Swift type decodes from, for error messages.
+enum JSONKind {
+    case string, boolean, integer, number, array, object
+
+    init(_ type: Any.Type) {
+        switch type {
+        case is String.Type: self = .string
+        case is Bool.Type: self = .boolean
+        case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type: self = .integer
+        case is Double.Type, is Float.Type: self = .number
+        default:
+            // Dictionaries are collections too, but JSON objects.
+            let name = String(describing: type)
+            self = name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") ? .array : .object
+        }
     }
 }

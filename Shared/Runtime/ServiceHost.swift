@@ -35,16 +35,16 @@ public struct ServiceEnvironment: Sendable {
 /// answers JSON-RPC on `<runtime dir>/<service>/<instance>.sock`, and shuts down gracefully on SIGTERM/SIGINT.
 public enum ServiceHost {
     public static func main(_ definition: ServiceDefinition) async {
+        if CommandLine.arguments.dropFirst() == ["--version"] {
+            print("\(definition.name) \(CustodianVersion.current)")
+            return
+        }
         let configuration: Configuration
         do {
             configuration = try Configuration()
         } catch {
             FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
             exit(2)
-        }
-        if CommandLine.arguments.contains("--version") {
-            print("\(definition.name) \(CustodianVersion.current)")
-            return
         }
         let logger = CustodianLogging.bootstrap(service: definition.name, configuration: configuration)
         do {
@@ -112,7 +112,9 @@ public enum ServiceHost {
                 discovery[service] = .directory(runtime.serviceDirectory(service))
             }
         }
-        return RPCClient(services: discovery, logger: logger, observer: observer)
+        var settings = RPCClient.Settings()
+        settings.maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
+        return RPCClient(services: discovery, settings: settings, logger: logger, observer: observer)
     }
 
     /// Errors a transaction wrapped are answered as what they were.

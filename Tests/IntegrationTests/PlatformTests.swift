@@ -40,6 +40,13 @@ extension PlatformTests {
             #expect(!(try platform.sql("SELECT count(*) FROM devices.accounts WHERE activation_token_hash::text LIKE '%\(token)%'")).hasPrefix("1"))
         }
 
+        @Test func pseudonymsAreCoercedAsTheBackendDoes() async throws {
+            let fromString = try await platform.request(.POST, "/account", json: #"{"pseudonym": "833001"}"#, admin: true)
+            #expect(fromString.json?["pseudonym"] as? Int == 833001)
+            let fromWholeNumber = try await platform.request(.POST, "/account", json: #"{"pseudonym": 833002.0}"#, admin: true)
+            #expect(fromWholeNumber.json?["pseudonym"] as? Int == 833002)
+        }
+
         @Test func aTakenPseudonymIsRefused() async throws {
             let first = try await platform.request(.POST, "/account", json: #"{"pseudonym": 899999}"#, admin: true)
             #expect(first.status == 200)
@@ -55,6 +62,10 @@ extension PlatformTests {
             (#"{"pseudonym": 844444, "timezone": "Mars/Olympus_Mons"}"#, #"{"detail":[{"loc":["body","timezone"],"msg":"illegal time zone","type":"value_error"}]}"#),
             (#"{"pseudonym": "eight"}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
             (#"{"pseudonym": 844445, "location": {"latitude": 95, "longitude": 6}}"#, #"{"detail":[{"loc":["body","location","latitude"],"msg":"latitude must be between -90 and 90","type":"value_error"}]}"#),
+            (#"{"pseudonym": 844446, "tz_name": "Nowhere/Special"}"#, #"{"detail":[{"loc":["body","tz_name"],"msg":"illegal time zone","type":"value_error"}]}"#),
+            (#"{"pseudonym": "eight hundred thousand"}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
+            (#"{"pseudonym": 800001.5}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
+            (#"{"location": "Zwolle"}"#, #"{"detail":[{"loc":["body","location"],"msg":"value is not a valid dict","type":"type_error.dict"}]}"#),
             (#"{"pseudonym": 81"#, #"{"detail":[{"loc":["body"],"msg":"The request body is not valid JSON","type":"value_error.jsondecode"}]}"#),
         ])
         func invalidAccountRequestsAre422s(body: String, expected: String) async throws {
@@ -62,7 +73,7 @@ extension PlatformTests {
             #expect(reply.status == 422)
             #expect(reply.text == expected)
             // Nothing written: not the account the body named, and no account without its building.
-            #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym IN (844444, 844445)") == "0")
+            #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym IN (844444, 844445, 844446)") == "0")
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts a WHERE NOT EXISTS (SELECT 1 FROM devices.buildings b WHERE b.account_id = a.id)") == "0")
         }
 
@@ -94,6 +105,9 @@ extension PlatformTests {
             let reply = try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"no-such-token"}"#)
             #expect(reply.status == 404)
             #expect(reply.text == #"{"detail":"No account found for provided activation token"}"#)
+            let empty = try await platform.request(.POST, "/account/activate")
+            #expect(empty.status == 422)
+            #expect(empty.text == #"{"detail":[{"loc":["body"],"msg":"field required","type":"value_error.missing"}]}"#)
             let missing = try await platform.request(.POST, "/account/activate", json: "{}")
             #expect(missing.status == 422)
             #expect(missing.text == #"{"detail":[{"loc":["body","activation_token"],"msg":"field required","type":"value_error.missing"}]}"#)

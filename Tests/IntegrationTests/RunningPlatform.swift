@@ -35,7 +35,7 @@ final class RunningPlatform: Sendable {
         let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
         let outputPath = dataDirectory + ".out"
         let port = try freePort()
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
 
         let process = Process()
@@ -157,7 +157,7 @@ final class RunningPlatform: Sendable {
         process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
         process.arguments = arguments
         let outputPath = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output

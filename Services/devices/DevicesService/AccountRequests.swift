@@ -6,6 +6,8 @@ struct CreateAccountRequest: Decodable {
     var pseudonym: Int?
     var location: Location?
     var timezone: String?
+    /// Which of the two names the client used, to point a validation error at it.
+    var timezoneKey = "timezone"
 
     struct Location: Decodable {
         var latitude: Double
@@ -16,11 +18,15 @@ struct CreateAccountRequest: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        pseudonym = try container.decodeIfPresent(Int.self, forKey: .pseudonym)
+        pseudonym = try container.decodeIfPresent(LenientInteger.self, forKey: .pseudonym)?.value
         location = try container.decodeIfPresent(Location.self, forKey: .location)
         // The backend calls it tz_name; the issue and the document say timezone. Both are accepted.
-        timezone = try container.decodeIfPresent(String.self, forKey: .timezone)
-            ?? container.decodeIfPresent(String.self, forKey: .tz_name)
+        if let timezone = try container.decodeIfPresent(String.self, forKey: .timezone) {
+            self.timezone = timezone
+        } else {
+            timezone = try container.decodeIfPresent(String.self, forKey: .tz_name)
+            timezoneKey = "tz_name"
+        }
     }
 
     static let pseudonymRange = 800_000...899_999
@@ -47,7 +53,7 @@ struct CreateAccountRequest: Decodable {
         }
         let timezone = self.timezone ?? Self.defaultTimezone
         guard Self.isTimeZoneName(timezone) else {
-            throw RPCError.validation(location: ["body", "timezone"], message: "illegal time zone")
+            throw RPCError.validation(location: ["body", timezoneKey], message: "illegal time zone")
         }
         // Coarse on purpose: two decimals are about a kilometre, never a street address.
         let coarse = Location(latitude: (location.latitude * 100).rounded() / 100, longitude: (location.longitude * 100).rounded() / 100)
@@ -73,4 +79,23 @@ struct ActivateRequest: Decodable {
 
 struct AccountSession: Codable, Sendable {
     var session_token: String
+}
+
+/// An integer as pydantic takes it: a JSON integer, a number without a fraction, or a numeric string.
+struct LenientInteger: Decodable {
+    var value: Int
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        switch try container.decode(JSONValue.self) {
+        case .int(let integer) where Int(exactly: integer) != nil:
+            value = Int(integer)
+        case .double(let number) where number.rounded() == number && Int(exactly: number) != nil:
+            value = Int(number)
+        case .string(let text) where Int(text.trimmingCharacters(in: .whitespaces)) != nil:
+            value = Int(text.trimmingCharacters(in: .whitespaces))!
+        default:
+            throw DecodingError.typeMismatch(Int.self, .init(codingPath: decoder.codingPath, debugDescription: "not an integer"))
+        }
+    }
 }

@@ -29,6 +29,11 @@ public enum APIStyle: String, Sendable, CaseIterable {
         }
     }
 
+    /// The status an error goes out with: the OpenSense client knows only 400 for its errors.
+    func wireStatus(_ status: HTTPResponse.Status) -> HTTPResponse.Status {
+        self == .opensense && (400..<500).contains(status.code) ? .badRequest : status
+    }
+
     /// The body of an error response.
     func errorBody(status: HTTPResponse.Status, reason: String, message: String, details: JSONValue?) -> JSONValue {
         switch self {
@@ -76,7 +81,7 @@ public enum APIStyle: String, Sendable, CaseIterable {
     func malformedBody(_ problem: String) -> GatewayError {
         switch self {
         case .twomes:
-            GatewayError(status: .unprocessableContent, reason: "json_invalid", message: "JSON decode error",
+            GatewayError(status: .unprocessableContent, reason: "json_invalid", message: problem,
                          style: self, details: [["loc": ["body"], "msg": .string(problem), "type": "value_error.jsondecode"]])
         case .oyd:
             GatewayError(status: .badRequest, reason: "invalid_request", message: problem, style: self)

@@ -4,16 +4,16 @@ import GatewayKit
 import Logging
 import ServiceLifecycle
 
+if CommandLine.arguments.dropFirst() == ["--version"] {
+    print("gateway \(CustodianVersion.current)")
+    exit(0)
+}
 let configuration: Configuration
 do {
     configuration = try Configuration()
 } catch {
     FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
     exit(2)
-}
-if CommandLine.arguments.contains("--version") {
-    print("gateway \(CustodianVersion.current)")
-    exit(0)
 }
 let logger = CustodianLogging.bootstrap(service: "gateway", configuration: configuration)
 do {

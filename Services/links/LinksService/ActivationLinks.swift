@@ -25,8 +25,7 @@ public struct ActivationLinks: Sendable {
 
     /// Percent-encodes everything but unreserved characters, as Python's `quote_plus` does for tokens.
     static func urlEncode(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

@@ -1,0 +1,92 @@
+import CustodianRPC
+import Foundation
+import Testing
+@testable import CustodianRuntime
+
+@Suite("Configuration from environment and flags")
+struct ConfigurationTests {
+    @Test func flagsOverrideTheEnvironment() throws {
+        let configuration = try Configuration(
+            environment: ["CUSTODIAN_DATABASE_URL": "postgres://env@h/db", "CUSTODIAN_LOG_LEVEL": "debug", "HOME": "/root"],
+            arguments: ["--database-url", "postgres://flag@h/db", "--runtime-dir=/run/x"])
+        #expect(configuration[RuntimeKey.databaseURL] == "postgres://flag@h/db")
+        #expect(configuration[RuntimeKey.runtimeDirectory] == "/run/x")
+        #expect(configuration[RuntimeKey.logLevel] == "debug")
+        #expect(configuration["HOME"] == nil, "only CUSTODIAN_ variables are settings")
+    }
+
+    @Test func aFileVariableSuppliesASecret() throws {
+        let path = NSTemporaryDirectory() + "custodian-secret-\(UUID().uuidString)"
+        try "postgres://custodian_auth:s3cret@db/custodian\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try Configuration(environment: ["CUSTODIAN_DATABASE_URL_FILE": path], arguments: [])
+        #expect(configuration[RuntimeKey.databaseURL] == "postgres://custodian_auth:s3cret@db/custodian")
+        #expect(throws: ConfigurationError.self) {
+            try Configuration(environment: ["CUSTODIAN_DATABASE_URL_FILE": "/nonexistent/secret"], arguments: [])
+        }
+    }
+
+    @Test func badArgumentsAndValuesAreExplained() throws {
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: [:], arguments: ["stray"]) }
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: [:], arguments: ["--port"]) }
+        let configuration = try Configuration(environment: ["CUSTODIAN_HTTP_PORT": "eighty", "CUSTODIAN_SERVICE_TIMEOUT": "soon"], arguments: [])
+        #expect(throws: ConfigurationError.self) { try configuration.int("CUSTODIAN_HTTP_PORT", default: 1) }
+        #expect(throws: ConfigurationError.self) { try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(1)) }
+    }
+
+    @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("10m", .seconds(600)), ("2h", .seconds(7200)), ("14d", .seconds(14 * 86400)), ("1.5s", .milliseconds(1500))])
+    func durations(text: String, expected: Duration) {
+        #expect(Configuration.parseDuration(text) == expected)
+    }
+
+    @Test func durationsWithoutAUnitOrNegativeAreRefused() {
+        #expect(Configuration.parseDuration("30") == nil)
+        #expect(Configuration.parseDuration("-1s") == nil)
+    }
+}
+
+@Suite("Database URLs")
+struct DatabaseURLTests {
+    @Test func aFullURLIsParsed() throws {
+        let url = try DatabaseURL("postgres://custodian_devices:p%40ss@db.local:6543/custodian")
+        #expect(url == DatabaseURL(host: "db.local", port: 6543, username: "custodian_devices", password: "p@ss", database: "custodian"))
+        #expect(url.description == "postgres://custodian_devices@db.local:6543/custodian", "the password stays out of logs")
+        #expect(try DatabaseURL(url.urlString) == url, "a URL survives a round trip, special characters included")
+    }
+
+    @Test func defaultsAndErrors() throws {
+        let url = try DatabaseURL("postgresql://alice@localhost")
+        #expect(url.port == 5432)
+        #expect(url.database == "alice")
+        #expect(throws: ConfigurationError.self) { try DatabaseURL("mysql://a@b/c") }
+        #expect(throws: ConfigurationError.self) { try DatabaseURL("postgres://localhost/db") }
+    }
+
+    @Test func anotherRoleOnTheSameDatabase() throws {
+        let admin = try DatabaseURL("postgres://postgres:x@db:5432/custodian")
+        #expect(admin.with(username: "custodian_auth", password: "y").urlString == "postgres://custodian_auth:y@db:5432/custodian")
+    }
+}
+
+@Suite("Endpoints")
+struct EndpointTests {
+    @Test func unixAndTCPEndpoints() throws {
+        #expect(try Endpoint("unix:/run/custodian/auth/a.sock") == .unix(path: "/run/custodian/auth/a.sock"))
+        #expect(try Endpoint("/run/x.sock") == .unix(path: "/run/x.sock"))
+        #expect(try Endpoint("tcp://links:7000") == .tcp(host: "links", port: 7000))
+        #expect(try Endpoint("tcp://[::1]:7000") == .tcp(host: "::1", port: 7000))
+        #expect(try Endpoint("tcp://[::1]:7000").description == "tcp://[::1]:7000")
+    }
+
+    @Test func tooLongSocketPathsAndNonsenseAreRefused() {
+        #expect(throws: EndpointError.self) { try Endpoint("unix:/" + String(repeating: "x", count: 107)) }
+        #expect(throws: EndpointError.self) { try Endpoint("tcp://host") }
+        #expect(throws: EndpointError.self) { try Endpoint("tcp://host:99999") }
+        #expect(throws: EndpointError.self) { try Endpoint("http://host:80") }
+    }
+
+    @Test func replicaSocketsLiveUnderTheServicesDirectory() {
+        let runtime = RuntimeDirectory(path: "/run/custodian")
+        #expect(runtime.socketPath(service: "vault", instance: "vault-2") == "/run/custodian/vault/vault-2.sock")
+    }
+}
