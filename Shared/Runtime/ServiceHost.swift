@@ -35,23 +35,28 @@ public struct ServiceEnvironment: Sendable {
 /// answers JSON-RPC on `<runtime dir>/<service>/<instance>.sock`, and shuts down gracefully on SIGTERM/SIGINT.
 public enum ServiceHost {
     public static func main(_ definition: ServiceDefinition) async {
-        if CommandLine.arguments.dropFirst() == ["--version"] {
-            print("\(definition.name) \(CustodianVersion.current)")
-            return
-        }
-        let configuration: Configuration
-        do {
-            configuration = try Configuration()
-        } catch {
-            FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
-            exit(2)
-        }
-        let logger = CustodianLogging.bootstrap(service: definition.name, configuration: configuration)
+        let (configuration, logger) = startProcess(named: definition.name)
         do {
             try await run(definition, configuration: configuration, logger: logger)
         } catch {
             logger.critical("service stopped with an error", metadata: ["error": .string("\(error)")])
             exit(1)
+        }
+    }
+
+    /// What every executable does first: answer `--version`, read its settings (exiting with a clear message
+    /// when they are wrong), and set up logging.
+    public static func startProcess(named name: String) -> (Configuration, Logger) {
+        if CommandLine.arguments.dropFirst() == ["--version"] {
+            print("\(name) \(CustodianVersion.current)")
+            exit(0)
+        }
+        do {
+            let configuration = try Configuration()
+            return (configuration, CustodianLogging.bootstrap(service: name, configuration: configuration))
+        } catch {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+            exit(2)
         }
     }
 

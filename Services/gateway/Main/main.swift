@@ -4,18 +4,7 @@ import GatewayKit
 import Logging
 import ServiceLifecycle
 
-if CommandLine.arguments.dropFirst() == ["--version"] {
-    print("gateway \(CustodianVersion.current)")
-    exit(0)
-}
-let configuration: Configuration
-do {
-    configuration = try Configuration()
-} catch {
-    FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
-    exit(2)
-}
-let logger = CustodianLogging.bootstrap(service: "gateway", configuration: configuration)
+let (configuration, logger) = ServiceHost.startProcess(named: "gateway")
 do {
     let app = try buildApplication(configuration: configuration, logger: logger) { port in
         logger.info("gateway listening", metadata: ["port": .stringConvertible(port)])
