@@ -88,3 +88,22 @@ extension RPCError {
             details: .array([.object(["loc": .array(location.map { .string($0) }), "msg": .string(message), "type": .string(type)])]))
     }
 }
+
+/// What a method behind a raw route returns: the whole HTTP response, for bodies that are not JSON in the
+/// API's style (a QR code image, a redirect, an HTML page, a CSV export).
+public struct RawHTTPReply: Codable, Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    /// The body, base64-encoded so that binary bodies survive JSON.
+    public var body: String
+
+    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body.base64EncodedString()
+    }
+
+    public init(status: Int = 200, contentType: String, text: String, headers: [String: String] = [:]) {
+        self.init(status: status, headers: headers.merging(["Content-Type": contentType]) { _, new in new }, body: Data(text.utf8))
+    }
+}

@@ -30,6 +30,7 @@ struct GatewayHarness {
         Route(.post, "/admin/v1/fail", service: "devices", rpc: "fake.fail", auth: .none, style: .admin),
         Route(.post, "/upload", service: "devices", rpc: "fake.fail", auth: .none, style: .opensense),
         Route(.post, "/route", service: "devices", rpc: "fake.fail", auth: .none, style: .geotag),
+        Route(.get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw),
         Route(.post, "/route/down", service: "routes", rpc: "routes.anything", auth: .none, style: .geotag),
         Route(.post, "/account/down", service: "routes", rpc: "routes.anything", auth: .none, style: .twomes),
     ]
@@ -80,6 +81,9 @@ struct GatewayHarness {
         var methods = RPCMethods()
         methods.register("fake.echo", input: HTTPInput.self) { input, context in
             Echo(input: input, principal: context.principal, credential: context.credential, requestID: context.requestID)
+        }
+        methods.register("fake.raw", input: HTTPInput.self) { input, _ in
+            RawHTTPReply(status: 302, headers: ["Location": "https://app.example/\(input.path["code"] ?? "")"], body: Data([0, 1, 2, 255]))
         }
         methods.register("fake.fail", input: HTTPInput.self) { _, _ -> Empty in
             throw RPCError.notFound("No such thing here", reason: "thing_not_found")

@@ -34,6 +34,16 @@ struct GatewayTests {
         }
     }
 
+    @Test func rawRoutesPassTheServicesStatusHeadersAndBinaryBodyThrough() async throws {
+        try await GatewayHarness.withGateway { client, _ in
+            try await client.execute(uri: "/l/abc123", method: .get) { response in
+                #expect(response.status == .found)
+                #expect(response.headers[.location] == "https://app.example/abc123")
+                #expect(Array(response.body.readableBytesView) == [0, 1, 2, 255])
+            }
+        }
+    }
+
     @Test func lemonResultsComeInTheEnvelopeWithTheRoutesStatus() async throws {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: "/api/v1/echo/anna", method: .get) { response in

@@ -12,9 +12,18 @@ public struct Route: Sendable {
     public var auth: AuthScheme
     public var style: APIStyle
     public var successStatus: HTTPResponse.Status
+    public var rendering: Rendering
+
+    /// How a successful result becomes the response.
+    public enum Rendering: Sendable {
+        /// The result is JSON, rendered in the route's API style.
+        case json
+        /// The result is a ``RawHTTPReply``: status, headers and body as the service made them.
+        case raw
+    }
 
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
-                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok) {
+                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json) {
         self.method = method
         self.path = path
         self.service = service
@@ -22,6 +31,7 @@ public struct Route: Sendable {
         self.auth = auth
         self.style = style
         self.successStatus = successStatus
+        self.rendering = rendering
     }
 }
 

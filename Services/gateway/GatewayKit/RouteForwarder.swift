@@ -22,16 +22,32 @@ struct RouteForwarder: Sendable {
         try await authenticator.authenticate(route, request: request, context: &callContext)
 
         let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request))
-        let result: JSONValue
         do {
-            result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
+            switch route.rendering {
+            case .json:
+                let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
+                return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
+            case .raw:
+                let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self)
+                return try Self.response(from: reply, style: route.style)
+            }
         } catch let error as RPCError {
             if error.code.httpStatus >= 500 {
                 context.logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
             }
             throw GatewayError(error, style: route.style)
         }
-        return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
+    }
+
+    static func response(from reply: RawHTTPReply, style: APIStyle) throws -> Response {
+        guard let body = Data(base64Encoded: reply.body), (100..<600).contains(reply.status) else {
+            throw GatewayError.internal(style: style)
+        }
+        var headers = HTTPFields()
+        for (name, value) in reply.headers {
+            if let fieldName = HTTPField.Name(name) { headers[fieldName] = value }
+        }
+        return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     private func body(of request: Request) async throws -> JSONValue {
