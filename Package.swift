@@ -106,7 +106,10 @@ let package = Package(
 
         .target(
             name: "DevicesService",
-            dependencies: ["CustodianRPC", "CustodianRuntime", "CustodianSecurity", "LinksService"],
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "LinksService",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Services/devices/DevicesService",
             swiftSettings: settings
         ),

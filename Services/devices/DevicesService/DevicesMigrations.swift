@@ -22,5 +22,55 @@ enum DevicesMigrations {
                 tz_name text NOT NULL)
             """,
         ]),
+        Migration(2, "twomes device types, devices and measurements", [
+            """
+            CREATE TABLE devices.device_types (
+                id serial PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                display_name text NOT NULL,
+                installation_manual_url text NOT NULL,
+                created_on timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE devices.properties (
+                id serial PRIMARY KEY,
+                device_type_id integer NOT NULL REFERENCES devices.device_types (id) ON DELETE CASCADE,
+                name text NOT NULL,
+                unit text,
+                UNIQUE (device_type_id, name))
+            """,
+            """
+            CREATE TABLE devices.devices (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                device_type_id integer NOT NULL REFERENCES devices.device_types (id),
+                activation_token_hash bytea NOT NULL UNIQUE,
+                building_id bigint REFERENCES devices.buildings (id) ON DELETE SET NULL,
+                session_token_hash bytea UNIQUE,
+                created_on timestamptz NOT NULL DEFAULT now(),
+                activated_on timestamptz)
+            """,
+            // One row per distinct upload: a retry (same device, same body) finds it and stores nothing again.
+            """
+            CREATE TABLE devices.uploads (
+                id bigserial PRIMARY KEY,
+                device_id bigint NOT NULL REFERENCES devices.devices (id) ON DELETE CASCADE,
+                body_sha256 bytea NOT NULL,
+                server_time timestamptz NOT NULL,
+                device_time timestamptz NOT NULL,
+                size integer NOT NULL,
+                UNIQUE (device_id, body_sha256))
+            """,
+            """
+            CREATE TABLE devices.measurements (
+                device_id bigint NOT NULL REFERENCES devices.devices (id) ON DELETE CASCADE,
+                property_id integer NOT NULL REFERENCES devices.properties (id),
+                timestamp timestamptz NOT NULL,
+                value text NOT NULL,
+                upload_id bigint NOT NULL REFERENCES devices.uploads (id) ON DELETE CASCADE,
+                PRIMARY KEY (device_id, property_id, timestamp))
+            """,
+            "CREATE INDEX measurements_by_device_time ON devices.measurements (device_id, timestamp DESC)",
+        ] + DefaultDeviceTypes.seedStatements),
     ]
 }

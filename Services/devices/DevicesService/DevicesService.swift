@@ -1,19 +1,32 @@
 import CustodianRPC
 import CustodianRuntime
 
-/// Twomes accounts, buildings and devices; OpenSense devices (with their issues).
+/// Twomes accounts, buildings, device types, devices and measurements; OpenSense devices come next.
 public enum DevicesService {
     public static let definition = ServiceDefinition(name: "devices", migrations: DevicesMigrations.all, calls: ["links"]) { environment in
+        let database = environment.database
+        let sessions = Sessions(database: database)
         let accounts = Accounts(
-            database: environment.database, services: environment.services,
+            database: database, services: environment.services,
             activationLifetime: try environment.configuration.duration("CUSTODIAN_ACCOUNT_ACTIVATION_TTL", default: .seconds(14 * 86400)))
+        let devices = TwomesDevices(database: database, sessions: sessions)
+        let measurements = Measurements(database: database, sessions: sessions)
+        let deviceTypes = DeviceTypes(database: database)
+        let researcher = ResearcherAccounts(database: database)
+
         var methods = RPCMethods()
-        methods.register("devices.account.create", input: HTTPInput.self) { input, context in
-            try await accounts.create(input, context: context)
-        }
-        methods.register("devices.account.activate", input: HTTPInput.self) { input, context in
-            try await accounts.activate(input, context: context)
-        }
+        methods.register("devices.account.create", input: HTTPInput.self) { try await accounts.create($0, context: $1) }
+        methods.register("devices.account.activate", input: HTTPInput.self) { try await accounts.activate($0, context: $1) }
+        methods.register("devices.device.create", input: HTTPInput.self) { try await devices.create($0, context: $1) }
+        methods.register("devices.device.type", input: HTTPInput.self) { try await devices.deviceType($0, context: $1) }
+        methods.register("devices.device.attach", input: HTTPInput.self) { try await devices.attach($0, context: $1) }
+        methods.register("devices.device.activate", input: HTTPInput.self) { try await devices.activate($0, context: $1) }
+        methods.register("devices.device.get", input: HTTPInput.self) { try await devices.get($0, context: $1) }
+        methods.register("devices.measurements.variable", input: HTTPInput.self) { try await measurements.uploadVariable($0, context: $1) }
+        methods.register("devices.measurements.fixed", input: HTTPInput.self) { try await measurements.uploadFixed($0, context: $1) }
+        methods.register("devices.deviceTypes.create", input: HTTPInput.self) { try await deviceTypes.create($0, context: $1) }
+        methods.register("devices.deviceTypes.list", input: HTTPInput.self) { try await deviceTypes.list(context: $1) }
+        methods.register("devices.accounts.list", input: HTTPInput.self) { try await researcher.list($0, context: $1) }
         return methods
     }
 }

@@ -52,10 +52,20 @@ public enum AuthScheme: Sendable, Equatable {
 public enum RouteTable {
     public static let all: [Route] = twomes
 
-    /// Twomes provisioning (seed 004).
+    /// Twomes provisioning (seed 004), and the researcher's view of it.
     static let twomes: [Route] = [
         Route(.post, "/account", service: "devices", rpc: "devices.account.create", auth: .admin, style: .twomes),
         Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes),
+        Route(.post, "/device", service: "devices", rpc: "devices.device.create", auth: .admin, style: .twomes),
+        Route(.get, "/device_type/{device_name}", service: "devices", rpc: "devices.device.type", auth: .opaque(kind: "account"), style: .twomes),
+        Route(.post, "/account/device/activate", service: "devices", rpc: "devices.device.attach", auth: .opaque(kind: "account"), style: .twomes),
+        Route(.post, "/device/activate", service: "devices", rpc: "devices.device.activate", auth: .none, style: .twomes),
+        Route(.get, "/device/{device_name}", service: "devices", rpc: "devices.device.get", auth: .opaque(kind: "account"), style: .twomes),
+        Route(.post, "/device/measurements/variable-interval", service: "devices", rpc: "devices.measurements.variable", auth: .opaque(kind: "device"), style: .twomes),
+        Route(.post, "/device/measurements/fixed-interval", service: "devices", rpc: "devices.measurements.fixed", auth: .opaque(kind: "device"), style: .twomes),
+        Route(.post, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.create", auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.list", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/accounts", service: "devices", rpc: "devices.accounts.list", auth: .admin, style: .admin),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -1,0 +1,94 @@
+import CustodianRPC
+import Foundation
+import PostgresNIO
+
+/// What a researcher sees of the participants: pseudonyms, devices and when they were last heard from.
+/// No location, time zone or token: nothing that leads back to a person or a building.
+struct ResearcherAccounts: Sendable {
+    let database: PostgresClient
+
+    struct Account: Encodable, Sendable {
+        var pseudonym: Int
+        var created_on: String
+        var activated_on: String?
+        var devices: [Device]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(pseudonym, forKey: .pseudonym)
+            try container.encode(created_on, forKey: .created_on)
+            try container.encode(activated_on, forKey: .activated_on)
+            try container.encode(devices, forKey: .devices)
+        }
+        enum CodingKeys: CodingKey { case pseudonym, created_on, activated_on, devices }
+    }
+
+    struct Device: Encodable, Sendable {
+        var name: String
+        var device_type: String
+        var activated_on: String?
+        var last_seen: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(device_type, forKey: .device_type)
+            try container.encode(activated_on, forKey: .activated_on)
+            try container.encode(last_seen, forKey: .last_seen)
+        }
+        enum CodingKeys: CodingKey { case name, device_type, activated_on, last_seen }
+    }
+
+    struct Page: Encodable, Sendable {
+        var accounts: [Account]
+        /// Pass as `after` for the next page; null on the last one.
+        var next_after: Int?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(accounts, forKey: .accounts)
+            try container.encode(next_after, forKey: .next_after)
+        }
+        enum CodingKeys: CodingKey { case accounts, next_after }
+    }
+
+    func list(_ input: HTTPInput, context: CallContext) async throws -> Page {
+        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
+        let after = try Self.integer(input.query["after"]?.first, name: "after", default: 0, range: 0...999_999)
+        let limit = try Self.integer(input.query["limit"]?.first, name: "limit", default: 100, range: 1...1000)
+        let rows = try await database.query(
+            """
+            WITH page AS (
+                SELECT id, pseudonym, created_on, activated_on FROM devices.accounts
+                WHERE pseudonym > \(after) ORDER BY pseudonym LIMIT \(limit))
+            SELECT page.pseudonym, page.created_on, page.activated_on, d.name, t.name, d.activated_on,
+                   (SELECT max(m.timestamp) FROM devices.measurements m WHERE m.device_id = d.id)
+            FROM page
+            LEFT JOIN devices.buildings b ON b.account_id = page.id
+            LEFT JOIN devices.devices d ON d.building_id = b.id
+            LEFT JOIN devices.device_types t ON t.id = d.device_type_id
+            ORDER BY page.pseudonym, d.name
+            """, logger: context.logger)
+        var accounts: [Account] = []
+        for try await (pseudonym, created, activated, device, type, deviceActivated, lastSeen) in rows.decode(
+            (Int, Date, Date?, String?, String?, Date?, Date?).self)
+        {
+            if accounts.last?.pseudonym != pseudonym {
+                accounts.append(Account(pseudonym: pseudonym, created_on: TwomesTime.render(created), activated_on: activated.map(TwomesTime.render), devices: []))
+            }
+            if let device, let type {
+                accounts[accounts.count - 1].devices.append(Device(
+                    name: device, device_type: type, activated_on: deviceActivated.map(TwomesTime.render), last_seen: lastSeen.map(TwomesTime.render)))
+            }
+        }
+        return Page(accounts: accounts, next_after: accounts.count == limit ? accounts.last?.pseudonym : nil)
+    }
+
+    static func integer(_ text: String?, name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text else { return defaultValue }
+        guard let value = Int(text), range.contains(value) else {
+            throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_query")
+        }
+        return value
+    }
+}

@@ -1,0 +1,121 @@
+import CustodianRPC
+import Foundation
+
+/// Times as the Twomes backend (pydantic v1) reads and writes them. In: unix seconds as a number or a
+/// numeric string (milliseconds too, told apart by size), or ISO 8601 with an offset; a naive ISO time
+/// is refused, since the device's clock zone is unknown. Out: ISO 8601 in UTC, `2021-06-06T14:51:08+00:00`.
+enum TwomesTime {
+    static func parse(_ value: JSONValue, at location: [String]) throws -> Date {
+        switch value {
+        case .int(let seconds):
+            return fromUnix(Double(seconds))
+        case .double(let seconds):
+            return fromUnix(seconds)
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if let seconds = Double(trimmed), trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }) {
+                return fromUnix(seconds)
+            }
+            return try parseISO(trimmed, at: location)
+        default:
+            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+        }
+    }
+
+    /// pydantic's rule: a number above 2e10 is taken to be in milliseconds.
+    private static func fromUnix(_ value: Double) -> Date {
+        var seconds = value
+        while abs(seconds) > 2e10 { seconds /= 1000 }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    private static func parseISO(_ text: String, at location: [String]) throws -> Date {
+        // YYYY-MM-DD[T ]HH:MM[:SS[.ffffff]][Z|±HH[:]MM|±HH]
+        let pattern = #"^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6})\d*)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$"#
+        guard let match = text.range(of: pattern, options: .regularExpression), match == text.startIndex..<text.endIndex,
+            let regex = try? NSRegularExpression(pattern: pattern),
+            let result = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+        else {
+            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+        }
+        func group(_ index: Int) -> String? {
+            let range = result.range(at: index)
+            guard range.location != NSNotFound, let swiftRange = Range(range, in: text) else { return nil }
+            return String(text[swiftRange])
+        }
+        guard let zone = group(8) else {
+            throw RPCError.validation(location: location, message: "datetime without timezone", type: "value_error")
+        }
+        var offsetSeconds = 0
+        if zone != "Z" {
+            let sign = zone.hasPrefix("-") ? -1 : 1
+            let digits = zone.dropFirst().replacingOccurrences(of: ":", with: "")
+            let hours = Int(digits.prefix(2)) ?? 0
+            let minutes = digits.count > 2 ? Int(digits.suffix(2)) ?? 0 : 0
+            offsetSeconds = sign * (hours * 3600 + minutes * 60)
+        }
+        var components = DateComponents()
+        components.year = Int(group(1)!)
+        components.month = Int(group(2)!)
+        components.day = Int(group(3)!)
+        components.hour = Int(group(4)!)
+        components.minute = Int(group(5)!)
+        components.second = group(6).flatMap(Int.init) ?? 0
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: offsetSeconds)!
+        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else {
+            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+        }
+        let fraction = group(7).map { Double("0." + $0) ?? 0 } ?? 0
+        return date.addingTimeInterval(fraction)
+    }
+
+    /// Whole seconds in UTC, as the backend's database gave them back.
+    static func render(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d+00:00", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+    }
+
+    /// An interval: seconds as a number or numeric string, `[HH:]MM:SS`, or ISO 8601 `PT5M`.
+    static func parseInterval(_ value: JSONValue, at location: [String]) throws -> TimeInterval {
+        let invalid = RPCError.validation(location: location, message: "invalid duration format", type: "value_error.duration")
+        let seconds: Double
+        switch value {
+        case .int(let number): seconds = Double(number)
+        case .double(let number): seconds = number
+        case .string(let text):
+            if let number = Double(text) {
+                seconds = number
+            } else if text.contains(":") {
+                let parts = text.split(separator: ":").map { Double($0) }
+                guard parts.count >= 2, parts.count <= 3, parts.allSatisfy({ $0 != nil }) else { throw invalid }
+                seconds = parts.reduce(0) { $0 * 60 + $1! }
+            } else if let iso = isoDuration(text) {
+                seconds = iso
+            } else {
+                throw invalid
+            }
+        default: throw invalid
+        }
+        guard seconds.isFinite, seconds >= 0 else { throw invalid }
+        return seconds
+    }
+
+    private static func isoDuration(_ text: String) -> Double? {
+        let pattern = #"^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$"#
+        guard text != "P", text != "PT", let regex = try? NSRegularExpression(pattern: pattern),
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+        else { return nil }
+        let scales: [Double] = [86400, 3600, 60, 1]
+        var total = 0.0
+        for (index, scale) in scales.enumerated() {
+            let range = match.range(at: index + 1)
+            if range.location != NSNotFound, let swiftRange = Range(range, in: text), let number = Double(text[swiftRange]) {
+                total += number * scale
+            }
+        }
+        return total
+    }
+}
