@@ -53,6 +53,15 @@ enum Deployment {
         return urls
     }
 
+    /// The path of the deployment's sealing key (`sealing-key` in the secrets directory), made on first use.
+    static func sealingKey(secretsDirectory: String) throws -> String {
+        let path = secretsDirectory + "/sealing-key"
+        if Files.read(path) == nil {
+            try Files.write(Sealer.generateKeyText(), to: path)
+        }
+        return path
+    }
+
     /// Applies auth's migrations as its role and creates an admin token if none exists yet.
     /// Returns the new token, or nil when one existed.
     static func bootstrapAdminToken(_ adminURL: DatabaseURL, force: Bool, label: String, logger: Logger) async throws -> String? {

@@ -82,6 +82,7 @@ struct Up: AsyncParsableCommand {
         try Files.makeDirectory(runtime)
         try Files.makeDirectory(dataDirectory + "/pids", mode: 0o755)
 
+        let sealingKey = try Deployment.sealingKey(secretsDirectory: secrets)
         let binaries = try executableDirectory()
         var base = ProcessInfo.processInfo.environment
         base[RuntimeKey.databaseURL] = nil
@@ -91,6 +92,7 @@ struct Up: AsyncParsableCommand {
             var environment = base
             environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
             environment[RuntimeKey.instance] = service
+            environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey
             return .init(name: service, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(service).log")
         }
         programs.append(.init(

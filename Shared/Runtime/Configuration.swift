@@ -107,6 +107,8 @@ public enum RuntimeKey {
     public static let logLevel = "CUSTODIAN_LOG_LEVEL"
     public static let maximumFrameSize = "CUSTODIAN_MAX_FRAME_SIZE"
     public static let databasePoolSize = "CUSTODIAN_DATABASE_POOL_SIZE"
+    /// 32 random bytes, base64: the key services seal recoverable secrets with (usually given as `_FILE`).
+    public static let sealingKey = "CUSTODIAN_SEALING_KEY"
 
     /// `CUSTODIAN_<SERVICE>_ENDPOINTS`: comma-separated endpoints of a service, instead of its runtime directory.
     public static func endpoints(of service: String) -> String {

@@ -71,8 +71,7 @@ struct GatewayTests {
     func serviceErrorsAreRenderedInEachAPIsShape(path: String, expected: String) async throws {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: path, method: .post, body: ByteBuffer(string: "{}")) { response in
-                // The OpenSense client knows no other error status than 400.
-                #expect(response.status == (path == "/upload" ? .badRequest : .notFound))
+                #expect(response.status == .notFound)
                 #expect(text(response.body) == expected)
             }
         }

@@ -72,5 +72,45 @@ enum DevicesMigrations {
             """,
             "CREATE INDEX measurements_by_device_time ON devices.measurements (device_id, timestamp DESC)",
         ] + DefaultDeviceTypes.seedStatements),
+        Migration(3, "opensense devices, uploads, batches and configs", [
+            """
+            CREATE TABLE devices.opensense_devices (
+                id bigserial PRIMARY KEY,
+                device_id text NOT NULL UNIQUE,
+                key_sealed bytea NOT NULL,
+                registered_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE devices.opensense_uploads (
+                id bigserial PRIMARY KEY,
+                device_ref bigint NOT NULL REFERENCES devices.opensense_devices (id) ON DELETE CASCADE,
+                file_hash text NOT NULL,
+                batch_count integer NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                UNIQUE (device_ref, file_hash))
+            """,
+            // `datetime` as the app wrote it (local `yyyy-MM-dd HH:mm`), and read as UTC for time-range queries.
+            """
+            CREATE TABLE devices.opensense_batches (
+                id bigserial PRIMARY KEY,
+                upload_id bigint NOT NULL REFERENCES devices.opensense_uploads (id) ON DELETE CASCADE,
+                device_ref bigint NOT NULL REFERENCES devices.opensense_devices (id) ON DELETE CASCADE,
+                probe text NOT NULL,
+                datetime text NOT NULL,
+                recorded_at timestamptz,
+                payload jsonb NOT NULL)
+            """,
+            "CREATE INDEX opensense_batches_by_device ON devices.opensense_batches (device_ref, recorded_at, id)",
+            """
+            CREATE TABLE devices.opensense_configs (
+                version serial PRIMARY KEY,
+                document jsonb NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            // Listing 3.1 of the thesis, the configuration every app starts from.
+            """
+            INSERT INTO devices.opensense_configs (document) VALUES ('{"name": "defaultconfig", "version": 1, "dataUploadOnWifiOnly": true, "baseUrl": "http://data.opensense.org", "configUpdatePeriod": 21600, "dataArchivePeriod": 300, "dataUploadPeriod": 7200, "maxDataFileSizeKb": 1024, "dataRequests": {"dk.dtu.imm.sensible.battery": [{"interval": -1}]}}')
+            """,
+        ]),
     ]
 }

@@ -1,7 +1,8 @@
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 
-/// Twomes accounts, buildings, device types, devices and measurements; OpenSense devices come next.
+/// Twomes accounts, buildings, device types, devices and measurements; OpenSense devices, configuration and uploads.
 public enum DevicesService {
     public static let definition = ServiceDefinition(name: "devices", migrations: DevicesMigrations.all, calls: ["links"]) { environment in
         let database = environment.database
@@ -13,6 +14,9 @@ public enum DevicesService {
         let measurements = Measurements(database: database, sessions: sessions)
         let deviceTypes = DeviceTypes(database: database)
         let researcher = ResearcherAccounts(database: database)
+        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let openSense = OpenSense(database: database, sealer: sealer)
+        let openSenseAdmin = OpenSenseAdmin(database: database, sealer: sealer)
 
         var methods = RPCMethods()
         methods.register("devices.account.create", input: HTTPInput.self) { try await accounts.create($0, context: $1) }
@@ -27,6 +31,12 @@ public enum DevicesService {
         methods.register("devices.deviceTypes.create", input: HTTPInput.self) { try await deviceTypes.create($0, context: $1) }
         methods.register("devices.deviceTypes.list", input: HTTPInput.self) { try await deviceTypes.list(context: $1) }
         methods.register("devices.accounts.list", input: HTTPInput.self) { try await researcher.list($0, context: $1) }
+        methods.register("devices.opensense.register", input: HTTPInput.self) { try await openSense.register($0, context: $1) }
+        methods.register("devices.opensense.config", input: HTTPInput.self) { try await openSense.config(context: $1) }
+        methods.register("devices.opensense.upload", input: HTTPInput.self) { try await openSense.upload($0, context: $1) }
+        methods.register("devices.opensense.devices", input: HTTPInput.self) { try await openSenseAdmin.devices(context: $1) }
+        methods.register("devices.opensense.key", input: HTTPInput.self) { try await openSenseAdmin.key($0, context: $1) }
+        methods.register("devices.opensense.replaceConfig", input: HTTPInput.self) { try await openSenseAdmin.replaceConfig($0, context: $1) }
         return methods
     }
 }

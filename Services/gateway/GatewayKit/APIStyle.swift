@@ -29,11 +29,6 @@ public enum APIStyle: String, Sendable, CaseIterable {
         }
     }
 
-    /// The status an error goes out with: the OpenSense client knows only 400 for its errors.
-    func wireStatus(_ status: HTTPResponse.Status) -> HTTPResponse.Status {
-        self == .opensense && (400..<500).contains(status.code) ? .badRequest : status
-    }
-
     /// The body of an error response.
     func errorBody(status: HTTPResponse.Status, reason: String, message: String, details: JSONValue?) -> JSONValue {
         switch self {

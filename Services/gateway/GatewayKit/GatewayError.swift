@@ -43,7 +43,7 @@ public struct GatewayError: Error, HTTPResponseError, Sendable {
 
     func makeResponse() -> Response {
         let body = style.errorBody(status: status, reason: reason, message: message, details: details)
-        var response = JSONResponse.make(body, status: style.wireStatus(status))
+        var response = JSONResponse.make(body, status: status)
         response.headers.append(contentsOf: headers)
         return response
     }

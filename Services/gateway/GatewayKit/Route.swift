@@ -50,7 +50,17 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes
+    public static let all: [Route] = twomes + openSense
+
+    /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
+    static let openSense: [Route] = [
+        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense),
+        Route(.get, "/config", service: "devices", rpc: "devices.opensense.config", auth: .none, style: .opensense),
+        Route(.post, "/upload", service: "devices", rpc: "devices.opensense.upload", auth: .none, style: .opensense),
+        Route(.get, "/admin/v1/opensense/devices", service: "devices", rpc: "devices.opensense.devices", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/opensense/devices/{device_id}/key", service: "devices", rpc: "devices.opensense.key", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/opensense/config", service: "devices", rpc: "devices.opensense.replaceConfig", auth: .admin, style: .admin),
+    ]
 
     /// Twomes provisioning (seed 004), and the researcher's view of it.
     static let twomes: [Route] = [
