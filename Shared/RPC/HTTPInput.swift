@@ -6,11 +6,14 @@ public struct HTTPInput: Codable, Sendable {
     public var body: JSONValue
     public var path: [String: String]
     public var query: [String: [String]]
+    /// For streamed routes: where the previous page ended (nil for the first page).
+    public var cursor: String?
 
-    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:]) {
+    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:], cursor: String? = nil) {
         self.body = body
         self.path = path
         self.query = query
+        self.cursor = cursor
     }
 
     /// Decodes the body as `T`; a body of the wrong shape is a 422 whose details list each problem
@@ -105,5 +108,20 @@ public struct RawHTTPReply: Codable, Sendable {
 
     public init(status: Int = 200, contentType: String, text: String, headers: [String: String] = [:]) {
         self.init(status: status, headers: headers.merging(["Content-Type": contentType]) { _, new in new }, body: Data(text.utf8))
+    }
+}
+
+/// One page of a streamed response (an export): the gateway writes `chunk` to the client and asks for the
+/// page after `next` until there is none, so that neither it nor the service holds the whole export.
+public struct StreamPage: Codable, Sendable {
+    /// Sent with the first page only: the response's headers (Content-Type, Content-Disposition).
+    public var headers: [String: String]?
+    public var chunk: String
+    public var next: String?
+
+    public init(headers: [String: String]? = nil, chunk: String, next: String?) {
+        self.headers = headers
+        self.chunk = chunk
+        self.next = next
     }
 }

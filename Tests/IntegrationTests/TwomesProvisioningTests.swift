@@ -12,6 +12,7 @@ extension PlatformTests {
         }
 
         struct Provisioned {
+            var pseudonym: Int
             var accountSession: String
             var deviceName: String
             var deviceToken: String
@@ -29,7 +30,7 @@ extension PlatformTests {
             #expect(created.status == 200, "\(created.text)")
             let attached = try await platform.request(.POST, "/account/device/activate", json: #"{"activation_token":"\#(deviceToken)"}"#, headers: [("Authorization", "Bearer \(session)")])
             #expect(attached.status == 200, "\(attached.text)")
-            return Provisioned(accountSession: session, deviceName: name, deviceToken: deviceToken)
+            return Provisioned(pseudonym: try #require(account.json?["pseudonym"] as? Int), accountSession: session, deviceName: name, deviceToken: deviceToken)
         }
 
         @Test func theWholeFlowFromAccountToFirstHeartbeat() async throws {

@@ -37,6 +37,10 @@ public enum DevicesService {
         methods.register("devices.opensense.devices", input: HTTPInput.self) { try await openSenseAdmin.devices(context: $1) }
         methods.register("devices.opensense.key", input: HTTPInput.self) { try await openSenseAdmin.key($0, context: $1) }
         methods.register("devices.opensense.replaceConfig", input: HTTPInput.self) { try await openSenseAdmin.replaceConfig($0, context: $1) }
+        let measurementExport = MeasurementExport(database: database)
+        let openSenseExport = OpenSenseExport(database: database)
+        methods.register("devices.measurements.export", input: HTTPInput.self) { try await measurementExport.page($0, context: $1) }
+        methods.register("devices.opensense.export", input: HTTPInput.self) { try await openSenseExport.page($0, context: $1) }
         return methods
     }
 }

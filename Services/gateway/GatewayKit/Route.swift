@@ -20,6 +20,8 @@ public struct Route: Sendable {
         case json
         /// The result is a ``RawHTTPReply``: status, headers and body as the service made them.
         case raw
+        /// The result is a ``StreamPage``; the gateway fetches the following pages while it writes the body.
+        case stream
     }
 
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
@@ -60,6 +62,7 @@ public enum RouteTable {
         Route(.get, "/admin/v1/opensense/devices", service: "devices", rpc: "devices.opensense.devices", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/opensense/devices/{device_id}/key", service: "devices", rpc: "devices.opensense.key", auth: .admin, style: .admin),
         Route(.put, "/admin/v1/opensense/config", service: "devices", rpc: "devices.opensense.replaceConfig", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/opensense/batches", service: "devices", rpc: "devices.opensense.export", auth: .admin, style: .admin, rendering: .stream),
     ]
 
     /// Twomes provisioning (seed 004), and the researcher's view of it.
@@ -76,6 +79,7 @@ public enum RouteTable {
         Route(.post, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.create", auth: .admin, style: .admin, success: .created),
         Route(.get, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.list", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/accounts", service: "devices", rpc: "devices.accounts.list", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/measurements", service: "devices", rpc: "devices.measurements.export", auth: .admin, style: .admin, rendering: .stream),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -30,6 +30,10 @@ struct RouteForwarder: Sendable {
             case .raw:
                 let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self)
                 return try Self.response(from: reply, style: route.style)
+            case .stream:
+                // The first page comes before the status line, so that a bad request still gets its 4xx.
+                let first = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self)
+                return streamedResponse(first: first, input: input, context: callContext)
             }
         } catch let error as RPCError {
             if error.code.httpStatus >= 500 {
@@ -37,6 +41,31 @@ struct RouteForwarder: Sendable {
             }
             throw GatewayError(error, style: route.style)
         }
+    }
+
+    /// Writes the pages as they come; a failure after the first page can only cut the body short, which
+    /// the client notices as a truncated chunked response.
+    private func streamedResponse(first: StreamPage, input: HTTPInput, context: CallContext) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in first.headers ?? [:] {
+            if let fieldName = HTTPField.Name(name) { headers[fieldName] = value }
+        }
+        let route = self.route
+        let rpc = self.rpc
+        let timeout = serviceTimeout
+        return Response(status: route.successStatus, headers: headers, body: ResponseBody { writer in
+            var page = first
+            var pageInput = input
+            while true {
+                if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
+                guard let next = page.next else { break }
+                pageInput.cursor = next
+                var pageContext = context
+                pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
+                page = try await rpc.call(route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self)
+            }
+            try await writer.finish(nil)
+        })
     }
 
     static func response(from reply: RawHTTPReply, style: APIStyle) throws -> Response {

@@ -1,0 +1,51 @@
+import CustodianRPC
+import Foundation
+import PostgresNIO
+
+/// OpenSense batches for researchers: by device, probe and time range, as CSV or NDJSON, in upload order.
+struct OpenSenseExport: Sendable {
+    let database: PostgresClient
+
+    static let columns = ["device_id", "probe", "datetime", "payload"]
+
+    func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
+        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
+        let format = try Export.format(input)
+        let device = input.query["device_id"]?.first
+        let probe = input.query["probe"]?.first
+        let from = try Export.time(input, "from")
+        let to = try Export.time(input, "to")
+        guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
+            throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
+        }
+        // Batches whose datetime could not be read have no time and so fall outside any time range.
+        let rows = try await database.query(
+            """
+            SELECT b.id, d.device_id, b.probe, b.datetime, b.payload::text
+            FROM devices.opensense_batches b JOIN devices.opensense_devices d ON d.id = b.device_ref
+            WHERE b.id > \(after)
+              AND (\(device)::text IS NULL OR d.device_id = \(device))
+              AND (\(probe)::text IS NULL OR b.probe = \(probe))
+              AND (\(from)::timestamptz IS NULL OR b.recorded_at >= \(from))
+              AND (\(to)::timestamptz IS NULL OR b.recorded_at < \(to))
+            ORDER BY b.id LIMIT \(Export.pageSize)
+            """, logger: context.logger)
+        var chunk = input.cursor == nil && format == .csv ? Export.csvLine(Self.columns) : ""
+        var last: Int64?
+        var count = 0
+        for try await (id, deviceID, probe, datetime, payload) in rows.decode((Int64, String, String, String, String).self) {
+            count += 1
+            last = id
+            switch format {
+            case .csv:
+                chunk += Export.csvLine([deviceID, probe, datetime, payload])
+            case .ndjson:
+                let payloadValue = (try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8))) ?? .string(payload)
+                chunk += try Export.ndjsonLine(["device_id": .string(deviceID), "probe": .string(probe), "datetime": .string(datetime), "payload": payloadValue])
+            }
+        }
+        return StreamPage(
+            headers: input.cursor == nil ? Export.headers(format, name: "opensense-batches") : nil,
+            chunk: chunk, next: count == Export.pageSize ? last.map(String.init) : nil)
+    }
+}
