@@ -155,6 +155,11 @@ let package = Package(
             path: "Tests/RuntimeTests"
         ),
         .testTarget(
+            name: "DevicesTests",
+            dependencies: ["DevicesService"],
+            path: "Tests/DevicesTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",

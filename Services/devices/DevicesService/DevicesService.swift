@@ -10,11 +10,11 @@ public enum DevicesService {
         let accounts = Accounts(
             database: database, services: environment.services,
             activationLifetime: try environment.configuration.duration("CUSTODIAN_ACCOUNT_ACTIVATION_TTL", default: .seconds(14 * 86400)))
-        let devices = TwomesDevices(database: database, sessions: sessions)
         let measurements = Measurements(database: database, sessions: sessions)
         let deviceTypes = DeviceTypes(database: database)
         let researcher = ResearcherAccounts(database: database)
         let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let devices = TwomesDevices(database: database, sessions: sessions, sealer: sealer)
         let openSense = OpenSense(database: database, sealer: sealer)
         let openSenseAdmin = OpenSenseAdmin(database: database, sealer: sealer)
 

@@ -8,6 +8,9 @@ import PostgresNIO
 struct TwomesDevices: Sendable {
     let database: PostgresClient
     let sessions: Sessions
+    let sealer: Sealer
+
+    static func sealingContext(_ name: String) -> String { "twomes-device-activation:\(name)" }
 
     private static let deviceColumns = """
         d.id, d.name, t.name, t.display_name, t.installation_manual_url, d.created_on, d.activated_on
@@ -19,6 +22,7 @@ struct TwomesDevices: Sendable {
         let request = try input.decodeBody(as: CreateDeviceRequest.self).validated()
         let logger = context.logger
         let tokenHash = SecretToken.hash(request.activation_token)
+        let sealedToken = try sealer.seal(request.activation_token, context: Self.sealingContext(request.name))
         do {
             return try await database.withTransaction(logger: logger) { connection in
                 // The backend's checks, in its order.
@@ -38,8 +42,8 @@ struct TwomesDevices: Sendable {
                 let rows = try await connection.query(
                     """
                     WITH d AS (
-                        INSERT INTO devices.devices (name, device_type_id, activation_token_hash)
-                        VALUES (\(request.name), \(typeID), \(tokenHash))
+                        INSERT INTO devices.devices (name, device_type_id, activation_token_hash, activation_token_sealed)
+                        VALUES (\(request.name), \(typeID), \(tokenHash), \(sealedToken))
                         RETURNING id, name, device_type_id, created_on, activated_on)
                     SELECT \(unescaped: Self.deviceColumns) FROM d JOIN devices.device_types t ON t.id = d.device_type_id
                     """, logger: logger)
