@@ -9,13 +9,7 @@ struct DeviceTypes: Sendable {
 
     struct Property: Codable, Sendable {
         var name: String
-        var unit: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(unit, forKey: .unit)
-        }
+        @ExplicitNull var unit: String?
     }
 
     struct DeviceType: Codable, Sendable {

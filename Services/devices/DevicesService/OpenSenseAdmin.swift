@@ -14,17 +14,7 @@ struct OpenSenseAdmin: Sendable {
         var registered_at: String
         var uploads: Int
         var batches: Int
-        var last_upload: String?
-
-        enum CodingKeys: CodingKey { case device_id, registered_at, uploads, batches, last_upload }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(device_id, forKey: .device_id)
-            try container.encode(registered_at, forKey: .registered_at)
-            try container.encode(uploads, forKey: .uploads)
-            try container.encode(batches, forKey: .batches)
-            try container.encode(last_upload, forKey: .last_upload)
-        }
+        @ExplicitNull var last_upload: String?
     }
 
     func devices(context: CallContext) async throws -> [String: [DeviceSummary]] {

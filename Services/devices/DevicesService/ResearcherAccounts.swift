@@ -10,46 +10,21 @@ struct ResearcherAccounts: Sendable {
     struct Account: Encodable, Sendable {
         var pseudonym: Int
         var created_on: String
-        var activated_on: String?
+        @ExplicitNull var activated_on: String?
         var devices: [Device]
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(pseudonym, forKey: .pseudonym)
-            try container.encode(created_on, forKey: .created_on)
-            try container.encode(activated_on, forKey: .activated_on)
-            try container.encode(devices, forKey: .devices)
-        }
-        enum CodingKeys: CodingKey { case pseudonym, created_on, activated_on, devices }
     }
 
     struct Device: Encodable, Sendable {
         var name: String
         var device_type: String
-        var activated_on: String?
-        var last_seen: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(device_type, forKey: .device_type)
-            try container.encode(activated_on, forKey: .activated_on)
-            try container.encode(last_seen, forKey: .last_seen)
-        }
-        enum CodingKeys: CodingKey { case name, device_type, activated_on, last_seen }
+        @ExplicitNull var activated_on: String?
+        @ExplicitNull var last_seen: String?
     }
 
     struct Page: Encodable, Sendable {
         var accounts: [Account]
         /// Pass as `after` for the next page; null on the last one.
-        var next_after: Int?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(accounts, forKey: .accounts)
-            try container.encode(next_after, forKey: .next_after)
-        }
-        enum CodingKeys: CodingKey { case accounts, next_after }
+        @ExplicitNull var next_after: Int?
     }
 
     func list(_ input: HTTPInput, context: CallContext) async throws -> Page {
