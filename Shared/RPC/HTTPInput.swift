@@ -49,6 +49,8 @@ public struct HTTPInput: Codable, Sendable {
         switch error {
         case .keyNotFound: "field required"
         case .valueNotFound: "none is not an allowed value"
+        // pydantic v1's wording: strings have their own message.
+        case .typeMismatch(let type, _) where JSONKind(type) == .string: "str type expected"
         case .typeMismatch(let type, _): "value is not a valid \(pythonTypeName(type))"
         // A number that does not fit the field's type (800001.5 for an integer) is reported as data corruption.
         case .dataCorrupted(let context) where context.debugDescription.contains("fit") || context.debugDescription.contains("umber"):

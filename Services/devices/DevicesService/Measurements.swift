@@ -54,6 +54,10 @@ struct Measurements: Sendable {
             let values = try group.array("measurements", at: location).enumerated().map { position, value in
                 try UploadBody.value(value, at: location + ["measurements", String(position)])
             }
+            // With no interval every sample would land on the same time, and all but one would be lost.
+            guard interval > 0 || values.count <= 1 else {
+                throw RPCError.validation(location: location + ["interval"], message: "interval must be positive when more than one measurement is sent", type: "value_error")
+            }
             // `start`: the first sample at `timestamp`; `end`: the last one at `timestamp - interval`.
             let first = type == "start" ? timestamp : timestamp.addingTimeInterval(-interval * Double(values.count))
             for (position, value) in values.enumerated() {
@@ -155,6 +159,8 @@ struct UploadBody {
         case .string(let string): text = string
         case .int(let number): text = String(number)
         case .double(let number): text = String(number)
+        case .bool(let flag): text = flag ? "True" : "False"
+        case .null: throw RPCError.validation(location: location, message: "none is not an allowed value", type: "type_error.none.not_allowed")
         default: throw RPCError.validation(location: location, message: "str type expected", type: "type_error.str")
         }
         guard text.count <= Measurements.maximumValueLength else {
@@ -181,8 +187,11 @@ struct JSONObject {
     }
 
     func required(_ key: String, at location: [String]) throws -> JSONValue {
-        guard let value = fields[key], !value.isNull else {
+        guard let value = fields[key] else {
             throw RPCError.validation(location: location + [key], message: "field required", type: "value_error.missing")
+        }
+        guard !value.isNull else {
+            throw RPCError.validation(location: location + [key], message: "none is not an allowed value", type: "type_error.none.not_allowed")
         }
         return value
     }

@@ -22,12 +22,17 @@ struct Sessions: Sendable {
     /// The account whose session token the app sent. Its first use ends the activation token (seed 004, C7).
     func account(_ context: CallContext) async throws -> Account {
         let hash = SecretToken.hash(try token(context, kind: "account"))
+        // Only the first use writes: it clears the activation token.
         let rows = try await database.query(
             """
-            UPDATE devices.accounts a SET activation_token_hash = NULL
-            FROM devices.buildings b
-            WHERE a.session_token_hash = \(hash) AND b.account_id = a.id
-            RETURNING a.id, b.id
+            WITH account AS (
+                SELECT a.id, b.id AS building_id, a.activation_token_hash IS NOT NULL AS first_use
+                FROM devices.accounts a JOIN devices.buildings b ON b.account_id = a.id
+                WHERE a.session_token_hash = \(hash)),
+            cleared AS (
+                UPDATE devices.accounts SET activation_token_hash = NULL
+                WHERE id = (SELECT id FROM account WHERE first_use))
+            SELECT id, building_id FROM account
             """, logger: context.logger)
         for try await (id, buildingID) in rows.decode((Int64, Int64).self) {
             return Account(id: id, buildingID: buildingID)
