@@ -112,9 +112,19 @@ let package = Package(
         ),
         .executableTarget(name: "devices", dependencies: ["DevicesService"], path: "Services/devices/Main", swiftSettings: settings),
 
+        // libqrencode, through pkg-config; the links service draws its QR codes with it.
+        .systemLibrary(
+            name: "CQRencode",
+            path: "Shared/CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "LinksService",
-            dependencies: ["CustodianRPC", "CustodianRuntime"],
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CQRencode",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Services/links/LinksService",
             swiftSettings: settings
         ),
@@ -150,6 +160,11 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService"],
             path: "Tests/RuntimeTests"
+        ),
+        .testTarget(
+            name: "LinksTests",
+            dependencies: ["LinksService", "CustodianRPC", "CustodianRuntime", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/LinksTests"
         ),
         .testTarget(
             name: "GatewayTests",

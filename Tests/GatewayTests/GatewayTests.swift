@@ -44,6 +44,20 @@ struct GatewayTests {
         }
     }
 
+    @Test func aRouteForwardsOnlyTheHeadersItNames() async throws {
+        try await GatewayHarness.withGateway { client, _ in
+            try await client.execute(uri: "/l/abc123", method: .get,
+                                     headers: [.userAgent: "Mozilla/5.0 (iPhone)", .cookie: "session=secret", .acceptLanguage: "nl"]) { response in
+                #expect(response.headers[HTTPField.Name("X-Forwarded-Headers")!] == "user-agent=Mozilla/5.0 (iPhone)")
+            }
+            // Routes that name no headers send none: the member is left out of the input.
+            try await client.execute(uri: "/account/echo", method: .post, headers: [.userAgent: "curl/8"], body: ByteBuffer(string: "{}")) { response in
+                let input = try #require(json(response.body)?["input"] as? [String: Any])
+                #expect(input["headers"] == nil)
+            }
+        }
+    }
+
     @Test func lemonResultsComeInTheEnvelopeWithTheRoutesStatus() async throws {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: "/api/v1/echo/anna", method: .get) { response in

@@ -13,6 +13,9 @@ public struct Route: Sendable {
     public var style: APIStyle
     public var successStatus: HTTPResponse.Status
     public var rendering: Rendering
+    /// Request headers the service gets in ``HTTPInput/headers`` (a link resolver tells phones from
+    /// desktops by `User-Agent`); none by default, so services see no more of a request than they need.
+    public var forwardedHeaders: [HTTPField.Name]
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -23,7 +26,8 @@ public struct Route: Sendable {
     }
 
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
-                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json) {
+                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
+                forwardedHeaders: [HTTPField.Name] = []) {
         self.method = method
         self.path = path
         self.service = service
@@ -32,6 +36,7 @@ public struct Route: Sendable {
         self.style = style
         self.successStatus = successStatus
         self.rendering = rendering
+        self.forwardedHeaders = forwardedHeaders
     }
 }
 
@@ -50,12 +55,21 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes
+    public static let all: [Route] = twomes + links
 
     /// Twomes provisioning (seed 004).
     static let twomes: [Route] = [
         Route(.post, "/account", service: "devices", rpc: "devices.account.create", auth: .admin, style: .twomes),
         Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes),
+    ]
+
+    /// QR code images and self-hosted short links (the `links` service; docs/links.md).
+    static let links: [Route] = [
+        Route(.get, "/admin/v1/qr", service: "links", rpc: "links.qr.http", auth: .admin, style: .admin, rendering: .raw),
+        Route(.post, "/admin/v1/links", service: "links", rpc: "links.short.http.create", auth: .admin, style: .admin, success: .created),
+        // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
+        Route(.get, "/l/{code}", service: "links", rpc: "links.short.resolve", auth: .none, style: .admin, rendering: .raw,
+              forwardedHeaders: [.userAgent]),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -21,7 +21,8 @@ struct RouteForwarder: Sendable {
             requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
         try await authenticator.authenticate(route, request: request, context: &callContext)
 
-        let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request))
+        let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request),
+                              headers: forwardedHeaders(request))
         do {
             switch route.rendering {
             case .json:
@@ -105,6 +106,16 @@ struct RouteForwarder: Sendable {
             parameters[String(name)] = String(value).removingPercentEncoding ?? String(value)
         }
         return parameters
+    }
+
+    /// The route's forwarded headers by lowercase name; a repeated header's values joined as HTTP allows.
+    private func forwardedHeaders(_ request: Request) -> [String: String] {
+        var headers: [String: String] = [:]
+        for name in route.forwardedHeaders {
+            let values = request.headers[values: name]
+            if !values.isEmpty { headers[name.canonicalName] = values.joined(separator: ", ") }
+        }
+        return headers
     }
 
     private func queryParameters(_ request: Request) -> [String: [String]] {
