@@ -44,6 +44,16 @@ struct GatewayTests {
         }
     }
 
+    @Test func queryValuesAreDecodedAsFormsEncodeThem() async throws {
+        try await GatewayHarness.withGateway { client, _ in
+            try await client.execute(uri: "/account/echo?data=a+b%2Bc%20d&caf%C3%A9=%E2%82%AC&bad=%ZZ&empty=&bare", method: .post,
+                                     body: ByteBuffer(string: "{}")) { response in
+                let input = try #require(json(response.body)?["input"] as? [String: Any])
+                #expect(input["query"] as? [String: [String]] == ["data": ["a b+c d"], "café": ["€"], "bad": ["%ZZ"], "empty": [""], "bare": [""]])
+            }
+        }
+    }
+
     @Test func aRouteForwardsOnlyTheHeadersItNames() async throws {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: "/l/abc123", method: .get,

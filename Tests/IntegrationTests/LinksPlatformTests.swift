@@ -24,12 +24,14 @@ extension PlatformTests {
         }
 
         @Test func theDefaultsAndAnyUTF8TextComeBackByteForByte() async throws {
-            // A literal '+' stays a plus; spaces are %20.
             let text = "Grüße a+b = 温度 🌡️"
             let reply = try await platform.request(.GET, "/admin/v1/qr?data=\(QRScanner.queryEncode(text))", admin: true)
             #expect(reply.status == 200)
             #expect(reply.headers.first(name: "Content-Type") == "image/png")
             #expect(try QRScanner.decode(reply.body) == Array(text.utf8))
+            // As forms and `curl -G --data-urlencode` write queries: '+' is a space, %2B a plus.
+            let form = try await platform.request(.GET, "/admin/v1/qr?data=a+b%2Bc", admin: true)
+            #expect(try QRScanner.decode(form.body) == Array("a b+c".utf8))
         }
 
         @Test func svgComesAsSVG() async throws {
