@@ -115,9 +115,19 @@ let package = Package(
         ),
         .executableTarget(name: "devices", dependencies: ["DevicesService"], path: "Services/devices/Main", swiftSettings: settings),
 
+        // libqrencode, through pkg-config; the links service draws its QR codes with it.
+        .systemLibrary(
+            name: "CQRencode",
+            path: "Shared/CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "LinksService",
-            dependencies: ["CustodianRPC", "CustodianRuntime"],
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CQRencode",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Services/links/LinksService",
             swiftSettings: settings
         ),
@@ -160,6 +170,11 @@ let package = Package(
             path: "Tests/DevicesTests"
         ),
         .testTarget(
+            name: "LinksTests",
+            dependencies: ["LinksService", "CustodianRPC", "CustodianRuntime", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/LinksTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",
@@ -171,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime",
+                "CustodianRuntime", "CustodianRPC", "LinksService",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

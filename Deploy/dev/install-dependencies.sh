@@ -2,7 +2,8 @@
 # Installs the Debian packages Custodian needs to build, run and test, if any is missing.
 set -euo pipefail
 
-packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client)
+# zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
+packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

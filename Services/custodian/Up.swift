@@ -88,6 +88,10 @@ struct Up: AsyncParsableCommand {
         base[RuntimeKey.databaseURL] = nil
         base[RuntimeKey.runtimeDirectory] = runtime
         base[ParentWatch.key] = String(getpid())
+        // Short links point at this gateway unless the caller says where the platform is reached from outside.
+        if base["CUSTODIAN_PUBLIC_BASE_URL", default: ""].isEmpty {
+            base["CUSTODIAN_PUBLIC_BASE_URL"] = "\(scheme)://127.0.0.1:\(port)"
+        }
         var programs: [Supervisor.Program] = Deployment.services.map { service in
             var environment = base
             environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString

@@ -1,19 +1,57 @@
 import Foundation
 
 /// The input of a method the gateway routes an HTTP request to: the parsed body (JSON, or form fields as
-/// strings), the route's path parameters and the query parameters.
+/// strings), the route's path parameters, the query parameters, and the few request headers its route
+/// forwards.
 public struct HTTPInput: Codable, Sendable {
     public var body: JSONValue
     public var path: [String: String]
     public var query: [String: [String]]
+    /// Only the headers the route asks for (a link resolver needs `user-agent`), by lowercase name;
+    /// credentials never travel this way.
+    public var headers: [String: String]
     /// For streamed routes: where the previous page ended (nil for the first page).
     public var cursor: String?
 
-    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:], cursor: String? = nil) {
+    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:],
+                headers: [String: String] = [:], cursor: String? = nil) {
         self.body = body
         self.path = path
         self.query = query
+        self.headers = headers
         self.cursor = cursor
+    }
+
+    enum CodingKeys: String, CodingKey { case body, path, query, headers, cursor }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        body = try container.decode(JSONValue.self, forKey: .body)
+        path = try container.decode([String: String].self, forKey: .path)
+        query = try container.decode([String: [String]].self, forKey: .query)
+        // Callers from before headers were forwarded leave the member out.
+        headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(body, forKey: .body)
+        try container.encode(path, forKey: .path)
+        try container.encode(query, forKey: .query)
+        // Optional members are left out when empty (docs/rpc.md).
+        if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
+        try container.encodeIfPresent(cursor, forKey: .cursor)
+    }
+
+    /// The one value of query parameter `name`: nil when it is absent, a 400 when it is given twice, since
+    /// picking one of two values silently hides a client's mistake.
+    public func singleQueryValue(_ name: String) throws -> String? {
+        guard let values = query[name] else { return nil }
+        guard values.count == 1 else {
+            throw RPCError.badRequest("Give the query parameter '\(name)' once, not \(values.count) times", reason: "repeated_parameter")
+        }
+        return values[0]
     }
 
     /// Decodes the body as `T`; a body of the wrong shape is a 422 whose details list each problem

@@ -30,7 +30,8 @@ struct GatewayHarness {
         Route(.post, "/admin/v1/fail", service: "devices", rpc: "fake.fail", auth: .none, style: .admin),
         Route(.post, "/upload", service: "devices", rpc: "fake.fail", auth: .none, style: .opensense),
         Route(.post, "/route", service: "devices", rpc: "fake.fail", auth: .none, style: .geotag),
-        Route(.get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw),
+        Route(.get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw,
+              forwardedHeaders: [.userAgent]),
         Route(.post, "/route/down", service: "routes", rpc: "routes.anything", auth: .none, style: .geotag),
         Route(.post, "/account/down", service: "routes", rpc: "routes.anything", auth: .none, style: .twomes),
     ]
@@ -83,7 +84,10 @@ struct GatewayHarness {
             Echo(input: input, principal: context.principal, credential: context.credential, requestID: context.requestID)
         }
         methods.register("fake.raw", input: HTTPInput.self) { input, _ in
-            RawHTTPReply(status: 302, headers: ["Location": "https://app.example/\(input.path["code"] ?? "")"], body: Data([0, 1, 2, 255]))
+            RawHTTPReply(status: 302, headers: [
+                "Location": "https://app.example/\(input.path["code"] ?? "")",
+                "X-Forwarded-Headers": input.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";"),
+            ], body: Data([0, 1, 2, 255]))
         }
         methods.register("fake.fail", input: HTTPInput.self) { _, _ -> Empty in
             throw RPCError.notFound("No such thing here", reason: "thing_not_found")

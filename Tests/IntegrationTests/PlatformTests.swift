@@ -200,7 +200,10 @@ struct RecoveryTests {
         try await Task.sleep(for: .milliseconds(200))
         let started = ContinuousClock.now
         let during = try await platform.request(.POST, "/account", json: "{}", admin: true)
-        #expect(ContinuousClock.now - started < .seconds(1), "a dead service must fail fast, not hang")
+        // A hang would last until the gateway's 10 s deadline; the bound leaves room for a loaded CI machine.
+        let waited = ContinuousClock.now - started
+        print("503 for a dead service after \(waited)")
+        #expect(waited < .seconds(5), "a dead service must fail fast, not hang until the deadline")
         #expect(during.status == 503)
         #expect(during.headers.first(name: "Retry-After") == "1")
         #expect(during.json?["detail"] as? String == "The devices service is temporarily unavailable")

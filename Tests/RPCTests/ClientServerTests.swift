@@ -86,7 +86,7 @@ struct ClientServerTests {
                 try await client.call("test", "test.echo", input: Echo(text: "x", delayMilliseconds: 3000), context: context(timeout: 0.2), as: Echo.self)
             }
             #expect(error?.code == .deadlineExceeded)
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .milliseconds(2500), "the 3 s call was not waited for")
         }
     }
 
@@ -101,7 +101,7 @@ struct ClientServerTests {
             try await Task.sleep(for: .milliseconds(100))
             call.cancel()
             await #expect(throws: CancellationError.self) { try await call.value }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .milliseconds(2500), "the 3 s call was not waited for")
         }
     }
 
@@ -113,7 +113,7 @@ struct ClientServerTests {
             try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(), as: Echo.self)
         }
         #expect(error?.code == .unavailable)
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(3), "not waiting for the 5 s deadline")
     }
 
     @Test func aStaleSocketFileIsSkippedQuickly() async throws {
@@ -129,7 +129,7 @@ struct ClientServerTests {
             try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(), as: Echo.self)
         }
         #expect(error?.code == .unavailable)
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(3), "not waiting for the 5 s deadline")
     }
 
     @Test func callsSpreadAcrossReplicasAndSurviveOneStopping() async throws {
@@ -167,7 +167,7 @@ struct ClientServerTests {
         }
         #expect(error?.code == .unavailable)
         #expect(error?.reason == "service_connection_lost")
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(5), "not waiting for the 30 s deadline")
     }
 
     @Test func gracefulShutdownFinishesCallsInFlightAndRemovesTheSocket() async throws {

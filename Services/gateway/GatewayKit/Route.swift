@@ -13,6 +13,9 @@ public struct Route: Sendable {
     public var style: APIStyle
     public var successStatus: HTTPResponse.Status
     public var rendering: Rendering
+    /// Request headers the service gets in ``HTTPInput/headers`` (a link resolver tells phones from
+    /// desktops by `User-Agent`); none by default, so services see no more of a request than they need.
+    public var forwardedHeaders: [HTTPField.Name]
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -25,7 +28,8 @@ public struct Route: Sendable {
     }
 
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
-                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json) {
+                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
+                forwardedHeaders: [HTTPField.Name] = []) {
         self.method = method
         self.path = path
         self.service = service
@@ -34,6 +38,7 @@ public struct Route: Sendable {
         self.style = style
         self.successStatus = successStatus
         self.rendering = rendering
+        self.forwardedHeaders = forwardedHeaders
     }
 }
 
@@ -52,7 +57,7 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense
+    public static let all: [Route] = twomes + openSense + links
 
     /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
     static let openSense: [Route] = [
@@ -80,6 +85,15 @@ public enum RouteTable {
         Route(.get, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.list", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/accounts", service: "devices", rpc: "devices.accounts.list", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/measurements", service: "devices", rpc: "devices.measurements.export", auth: .admin, style: .admin, rendering: .stream),
+    ]
+
+    /// QR code images and self-hosted short links (the `links` service; docs/links.md).
+    static let links: [Route] = [
+        Route(.get, "/admin/v1/qr", service: "links", rpc: "links.qr.http", auth: .admin, style: .admin, rendering: .raw),
+        Route(.post, "/admin/v1/links", service: "links", rpc: "links.short.http.create", auth: .admin, style: .admin, success: .created),
+        // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
+        Route(.get, "/l/{code}", service: "links", rpc: "links.short.resolve", auth: .none, style: .admin, rendering: .raw,
+              forwardedHeaders: [.userAgent]),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -21,7 +21,8 @@ struct RouteForwarder: Sendable {
             requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
         try await authenticator.authenticate(route, request: request, context: &callContext)
 
-        let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request))
+        let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request),
+                              headers: forwardedHeaders(request))
         do {
             switch route.rendering {
             case .json:
@@ -136,11 +137,31 @@ struct RouteForwarder: Sendable {
         return parameters
     }
 
-    private func queryParameters(_ request: Request) -> [String: [String]] {
-        var query: [String: [String]] = [:]
-        for (name, value) in request.uri.queryParameters {
-            query[String(name), default: []].append(String(value))
+    /// The route's forwarded headers by lowercase name; a repeated header's values joined as HTTP allows.
+    private func forwardedHeaders(_ request: Request) -> [String: String] {
+        var headers: [String: String] = [:]
+        for name in route.forwardedHeaders {
+            let values = request.headers[values: name]
+            if !values.isEmpty { headers[name.canonicalName] = values.joined(separator: ", ") }
         }
-        return query
+        return headers
+    }
+
+    private func queryParameters(_ request: Request) -> [String: [String]] {
+        Self.queryParameters(request.uri.query ?? "")
+    }
+
+    /// A query string decoded as HTML forms, curl's `-G --data-urlencode` and the original backends (FastAPI,
+    /// Rails) write it: `+` is a space, `%2B` a plus. A part that is not valid percent-encoding is kept as sent.
+    static func queryParameters(_ query: String) -> [String: [String]] {
+        var parameters: [String: [String]] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            parameters[decode(parts[0]), default: []].append(parts.count > 1 ? decode(parts[1]) : "")
+        }
+        return parameters
     }
 }

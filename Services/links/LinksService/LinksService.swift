@@ -1,11 +1,12 @@
 import CustodianRPC
 import CustodianRuntime
 
-/// Activation links (and, with the provisioning issue, QR codes and the self-hosted link resolver).
+/// Activation links, QR code images, and the self-hosted short-link resolver (docs/links.md).
 public enum LinksService {
-    public static let definition = ServiceDefinition(name: "links") { environment in
+    public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all) { environment in
         let links = try ActivationLinks(accountTemplate: environment.configuration.string(
             "CUSTODIAN_ACCOUNT_ACTIVATION_URL_TEMPLATE", default: ActivationLinks.twomesAccountTemplate))
+        let shortLinks = ShortLinks(database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration))
         var methods = RPCMethods()
         methods.register("links.activation.mint", input: MintActivationLinkInput.self) { input, _ in
             guard input.kind == "account" else {
@@ -16,6 +17,32 @@ public enum LinksService {
             }
             return ActivationLink(url: links.accountActivationURL(token: input.token))
         }
+
+        // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
+        methods.register("links.qr.render", input: QRRenderInput.self) { input, _ in
+            try QRImages.render(input)
+        }
+        methods.register("links.qr.http", input: HTTPInput.self) { input, context in
+            try requireAdmin(context)
+            return try QRImages.render(QRQuery.renderInput(from: input))
+        }
+
+        // Short links: for other services, for admins through `POST /admin/v1/links`, and `GET /l/{code}` for everyone.
+        methods.register("links.short.create", input: ShortLinkInput.self) { input, context in
+            try await shortLinks.create(input, names: .rpc, logger: context.logger)
+        }
+        methods.register("links.short.http.create", input: HTTPInput.self) { input, context in
+            try requireAdmin(context)
+            return try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
+        }
+        methods.register("links.short.resolve", input: HTTPInput.self) { input, context in
+            try await shortLinks.resolve(input, logger: context.logger)
+        }
         return methods
+    }
+
+    /// The gateway checked the admin token already; this holds should a route ever be configured without it.
+    private static func requireAdmin(_ context: CallContext) throws {
+        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
     }
 }

@@ -1,0 +1,46 @@
+import CustodianRPC
+import Foundation
+
+/// Turns a render request into the image's HTTP response, the one thing `links.qr.render` and the admin route
+/// share.
+enum QRImages {
+    /// A PNG made of stored deflate blocks is about pixels² / 8 bytes; 4096 pixels keeps it near 2 MiB, well
+    /// inside an RPC frame once base64-encoded. SVGs scale freely and have no such limit.
+    static let maximumPNGPixels = 4096
+
+    static func render(_ input: QRRenderInput) throws -> RawHTTPReply {
+        try input.validate()
+        let code: QRCode
+        do throws(QRCodeError) {
+            code = try QRCode(encoding: input.payload, errorCorrection: input.errorCorrection)
+        } catch {
+            switch error {
+            case .emptyPayload: throw RPCError.badRequest(error.description, reason: "missing_data")
+            case .payloadTooLong: throw RPCError.badRequest(error.description, reason: "payload_too_long")
+            case .encoderFailed: throw RPCError.internal(error.description)
+            }
+        }
+        let layout = QRLayout(code: code, moduleSize: input.moduleSize, margin: input.margin)
+        switch input.format {
+        case .png:
+            guard layout.pixelsPerSide <= maximumPNGPixels else {
+                throw RPCError.badRequest(
+                    "The PNG would be \(layout.pixelsPerSide) pixels wide (\(layout.modulesPerSide) modules of \(input.moduleSize) pixels); "
+                        + "at most \(maximumPNGPixels) are allowed, so use a smaller module size or margin, or SVG",
+                    reason: "image_too_large")
+            }
+            return reply(PNGEncoder.encode(layout), contentType: "image/png")
+        case .svg:
+            return reply(Data(SVGRenderer.render(layout).utf8), contentType: "image/svg+xml")
+        }
+    }
+
+    private static func reply(_ body: Data, contentType: String) -> RawHTTPReply {
+        // A QR code often carries a secret (an activation link, a device's proof of possession): never cache it.
+        RawHTTPReply(status: 200, headers: [
+            "Content-Type": contentType,
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        ], body: body)
+    }
+}
