@@ -85,6 +85,8 @@ public enum RouteTable {
         Route(.get, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.list", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/accounts", service: "devices", rpc: "devices.accounts.list", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/measurements", service: "devices", rpc: "devices.measurements.export", auth: .admin, style: .admin, rendering: .stream),
+        Route(.get, "/admin/v1/devices/{device_name}/label", service: "devices", rpc: "devices.device.label", auth: .admin, style: .admin, rendering: .raw),
+        Route(.get, "/admin/v1/device-labels", service: "devices", rpc: "devices.device.labels", auth: .admin, style: .admin, rendering: .raw),
     ]
 
     /// QR code images and self-hosted short links (the `links` service; docs/links.md).

@@ -27,6 +27,11 @@ public enum LinksService {
             return try QRImages.render(QRQuery.renderInput(from: input))
         }
 
+        // Printable label sheets, for the device labels `devices` serves to admins.
+        methods.register("links.labels.sheet", input: LabelSheetInput.self) { input, _ in
+            try LabelSheet.render(input)
+        }
+
         // Short links: for other services, for admins through `POST /admin/v1/links`, and `GET /l/{code}` for everyone.
         methods.register("links.short.create", input: ShortLinkInput.self) { input, context in
             try await shortLinks.create(input, names: .rpc, logger: context.logger)

@@ -10,16 +10,7 @@ enum QRImages {
 
     static func render(_ input: QRRenderInput) throws -> RawHTTPReply {
         try input.validate()
-        let code: QRCode
-        do throws(QRCodeError) {
-            code = try QRCode(encoding: input.payload, errorCorrection: input.errorCorrection)
-        } catch {
-            switch error {
-            case .emptyPayload: throw RPCError.badRequest(error.description, reason: "missing_data")
-            case .payloadTooLong: throw RPCError.badRequest(error.description, reason: "payload_too_long")
-            case .encoderFailed: throw RPCError.internal(error.description)
-            }
-        }
+        let code = try encode(input.payload, errorCorrection: input.errorCorrection)
         let layout = QRLayout(code: code, moduleSize: input.moduleSize, margin: input.margin)
         switch input.format {
         case .png:
@@ -32,6 +23,19 @@ enum QRImages {
             return reply(PNGEncoder.encode(layout), contentType: "image/png")
         case .svg:
             return reply(Data(SVGRenderer.render(layout).utf8), contentType: "image/svg+xml")
+        }
+    }
+
+    /// The symbol for `payload`, with encoding failures as the RPC errors callers get.
+    static func encode(_ payload: String, errorCorrection: QRCode.ErrorCorrection) throws -> QRCode {
+        do throws(QRCodeError) {
+            return try QRCode(encoding: payload, errorCorrection: errorCorrection)
+        } catch {
+            switch error {
+            case .emptyPayload: throw RPCError.badRequest(error.description, reason: "missing_data")
+            case .payloadTooLong: throw RPCError.badRequest(error.description, reason: "payload_too_long")
+            case .encoderFailed: throw RPCError.internal(error.description)
+            }
         }
     }
 

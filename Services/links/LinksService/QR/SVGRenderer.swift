@@ -4,8 +4,12 @@
 /// Nothing of the payload appears in the file as text.
 public enum SVGRenderer {
     public static func render(_ layout: QRLayout) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + element(layout, width: String(layout.pixelsPerSide), height: String(layout.pixelsPerSide)) + "\n"
+    }
+
+    /// The `<svg>` element alone, for embedding in a page; `width`/`height` in any CSS unit.
+    public static func element(_ layout: QRLayout, width: String, height: String) -> String {
         let side = layout.modulesPerSide
-        let pixels = layout.pixelsPerSide
         var path = ""
         for row in 0..<side {
             var column = 0
@@ -20,13 +24,11 @@ public enum SVGRenderer {
             }
         }
         return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(pixels)" height="\(pixels)" \
+            <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="\(width)" height="\(height)" \
             viewBox="0 0 \(side) \(side)" shape-rendering="crispEdges">
             <rect x="0" y="0" width="\(side)" height="\(side)" fill="#ffffff"/>
             <path fill="#000000" d="\(path)"/>
             </svg>
-
             """
     }
 }

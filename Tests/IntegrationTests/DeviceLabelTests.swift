@@ -1,0 +1,69 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+extension PlatformTests {
+    /// Device labels (seed 004, B4–B5): the QR code a researcher sticks on the back of a prepared device.
+    @Suite("Device labels")
+    struct DeviceLabels {
+        static func register(_ name: String, token: String) async throws {
+            let reply = try await platform.request(.POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test","activation_token":"\#(token)"}"#, admin: true)
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+
+        @Test func aLabelScansToTheProvisioningPayloadByteForByte() async throws {
+            let platform = try platform
+            let name = TwomesProvisioning.deviceName()
+            let token = String(UInt64.random(in: 100_000_000...999_999_999))
+            try await Self.register(name, token: token)
+            let ble = try await platform.request(.GET, "/admin/v1/devices/\(name)/label", admin: true)
+            #expect(ble.status == 200)
+            #expect(ble.headers.first(name: "Content-Type") == "image/png")
+            #expect(try QRScanner.decode(ble.body) == Array(#"{"ver": "v1", "name": "\#(name)", "pop": "\#(token)", "transport": "ble"}"#.utf8))
+
+            let softap = try await platform.request(.GET, "/admin/v1/devices/\(name)/label?transport=softap&ec=H&size=4", admin: true)
+            #expect(try QRScanner.decode(softap.body) == Array(
+                #"{"ver": "v1", "name": "\#(name)", "pop": "\#(token)", "transport": "softap", "security": "1", "password": "\#(token)"}"#.utf8))
+
+            let svg = try await platform.request(.GET, "/admin/v1/devices/\(name)/label?format=svg", admin: true)
+            #expect(svg.headers.first(name: "Content-Type") == "image/svg+xml")
+            #expect(!svg.text.contains(token), "the token is in the code, not in the file as text")
+        }
+
+        @Test func aSheetHasOneLabelPerDeviceInTheOrderAsked() async throws {
+            let platform = try platform
+            let names = (0..<14).map { _ in TwomesProvisioning.deviceName() }
+            for (index, name) in names.enumerated() { try await Self.register(name, token: "sheet-token-\(index)-\(name)") }
+            let query = names.map { "name=\($0)" }.joined(separator: "&")
+            let sheet = try await platform.request(.GET, "/admin/v1/device-labels?\(query)", admin: true)
+            #expect(sheet.status == 200, "\(sheet.text)")
+            #expect(sheet.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
+            #expect(sheet.text.components(separatedBy: "<svg ").count - 1 == 14)
+            #expect(sheet.text.components(separatedBy: "class=\"page\"").count - 1 == 2, "twelve labels a page")
+            let positions = names.map { sheet.text.range(of: ">\($0)</div>")?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil })
+            #expect(zip(positions, positions.dropFirst()).allSatisfy { $0! < $1! })
+            #expect(!sheet.text.contains("sheet-token-"), "tokens only inside the codes")
+        }
+
+        @Test func labelErrors() async throws {
+            let platform = try platform
+            let name = TwomesProvisioning.deviceName()
+            try await Self.register(name, token: "label-errors-\(name)")
+            let cases: [(String, Int, String)] = [
+                ("/admin/v1/devices/TWOMES-FFFFFF/label", 404, "Device TWOMES-FFFFFF not found"),
+                ("/admin/v1/devices/\(name)/label?transport=wifi", 400, "transport must be ble or softap"),
+                ("/admin/v1/devices/\(name)/label?format=gif", 400, "format must be png or svg"),
+                ("/admin/v1/devices/\(name)/label?size=0", 400, "size must be from 1 to 64 pixels per module"),
+                ("/admin/v1/device-labels", 400, "name at least one device (name=TWOMES-…)"),
+                ("/admin/v1/device-labels?name=\(name)&name=TWOMES-EEEEEE", 404, "Unknown device(s): TWOMES-EEEEEE"),
+            ]
+            for (path, status, message) in cases {
+                let reply = try await platform.request(.GET, path, admin: true)
+                #expect(reply.status == status, "\(path)")
+                #expect((reply.json?["error"] as? [String: String])?["message"] == message, "\(reply.text)")
+            }
+            #expect(try await platform.request(.GET, "/admin/v1/devices/\(name)/label").status == 401)
+        }
+    }
+}
