@@ -44,6 +44,9 @@ public struct Configuration: Sendable {
         "CUSTODIAN_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
+    /// Every setting, for families of keys (`CUSTODIAN_LINK_TEMPLATE_<NAME>`).
+    public var all: [String: String] { values }
+
     public subscript(key: String) -> String? {
         values[key].flatMap { $0.isEmpty ? nil : $0 }
     }

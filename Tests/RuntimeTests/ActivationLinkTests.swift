@@ -6,7 +6,7 @@ struct ActivationLinkTests {
     @Test func theTwomesLinkCarriesTheURLEncodedToken() throws {
         let links = try ActivationLinks()
         // Seed 004, step A3: the token goes URL-encoded into the `link` parameter.
-        #expect(links.accountActivationURL(token: "a/b+c=d") ==
+        #expect(try links.url(token: "a/b+c=d") ==
             "https://energietransitiewindesheim.page.link/?link=https%3A%2F%2Faccount%2Fa%2Fb%2Bc%3Dd"
             + "&apn=nl.windesheim.energietransitie.warmtewachter&ibi=nl.windesheim.energietransitie.warmtewachter&isi=1563201993&efr=1")
     }
@@ -15,9 +15,15 @@ struct ActivationLinkTests {
         #expect(ActivationLinks.urlEncode("é ü") == "%C3%A9%20%C3%BC")
     }
 
-    @Test func aSelfHostedTemplateWorksAndOneWithoutThePlaceholderIsRefused() throws {
-        let links = try ActivationLinks(accountTemplate: "https://links.example.org/a/{token}")
-        #expect(links.accountActivationURL(token: "tok_en-1") == "https://links.example.org/a/tok_en-1")
-        #expect(throws: (any Error).self) { try ActivationLinks(accountTemplate: "https://links.example.org/") }
+    @Test func namedTemplatesComeFromTheEnvironment() throws {
+        let links = try ActivationLinks(configuration: [
+            "CUSTODIAN_LINK_TEMPLATE_STUDY_APP": "https://study.example.org/activate/{token}",
+            "CUSTODIAN_ACCOUNT_ACTIVATION_URL_TEMPLATE": "https://links.example.org/a/{token}",
+            "CUSTODIAN_OTHER": "ignored",
+        ])
+        #expect(try links.url(template: "study-app", token: "tok_en-1") == "https://study.example.org/activate/tok_en-1")
+        #expect(try links.url(token: "t") == "https://links.example.org/a/t", "the Twomes default can be overridden")
+        #expect(throws: (any Error).self) { try links.url(template: "nope", token: "t") }
+        #expect(throws: (any Error).self) { try ActivationLinks(templates: ["bad": "https://links.example.org/"]) }
     }
 }

@@ -10,6 +10,8 @@ struct Accounts: Sendable {
     let database: PostgresClient
     let services: RPCClient
     let activationLifetime: Duration
+    /// The links template the `firebase_url` is made from (`twomes-account`, the Firebase link, by default).
+    let linkTemplate: String
 
     func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
@@ -18,7 +20,7 @@ struct Accounts: Sendable {
         let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
         let link = try await services.call(
-            "links", "links.activation.mint", input: MintActivationLinkInput(kind: "account", token: token), context: context,
+            "links", "links.activation.mint", input: MintActivationLinkInput(kind: "account", token: token, template: linkTemplate), context: context,
             as: ActivationLink.self)
 
         let tokenHash = SecretToken.hash(token)

@@ -9,7 +9,8 @@ public enum DevicesService {
         let sessions = Sessions(database: database)
         let accounts = Accounts(
             database: database, services: environment.services,
-            activationLifetime: try environment.configuration.duration("CUSTODIAN_ACCOUNT_ACTIVATION_TTL", default: .seconds(14 * 86400)))
+            activationLifetime: try environment.configuration.duration("CUSTODIAN_ACCOUNT_ACTIVATION_TTL", default: .seconds(14 * 86400)),
+            linkTemplate: environment.configuration.string("CUSTODIAN_ACCOUNT_LINK_TEMPLATE", default: "twomes-account"))
         let measurements = Measurements(database: database, sessions: sessions)
         let deviceTypes = DeviceTypes(database: database)
         let researcher = ResearcherAccounts(database: database)

@@ -4,8 +4,7 @@ import CustodianRuntime
 /// Activation links, QR code images, and the self-hosted short-link resolver (docs/links.md).
 public enum LinksService {
     public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all) { environment in
-        let links = try ActivationLinks(accountTemplate: environment.configuration.string(
-            "CUSTODIAN_ACCOUNT_ACTIVATION_URL_TEMPLATE", default: ActivationLinks.twomesAccountTemplate))
+        let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration))
         var methods = RPCMethods()
         methods.register("links.activation.mint", input: MintActivationLinkInput.self) { input, _ in
@@ -15,7 +14,7 @@ public enum LinksService {
             guard !input.token.isEmpty, input.token.count <= 1024 else {
                 throw RPCError.badRequest("an activation token must have 1 to 1024 characters")
             }
-            return ActivationLink(url: links.accountActivationURL(token: input.token))
+            return ActivationLink(url: try links.url(template: input.template ?? ActivationLinks.defaultTemplateName, token: input.token))
         }
 
         // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
