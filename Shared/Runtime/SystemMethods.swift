@@ -35,7 +35,7 @@ public enum SystemMethods {
                 (try? await database.query("SELECT 1", logger: context.logger)) != nil
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: .seconds(2))
                 return false
             }
             let first = await group.next() ?? false

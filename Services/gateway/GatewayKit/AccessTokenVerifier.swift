@@ -27,11 +27,12 @@ actor AccessTokenVerifier {
         case malformed, wrongAlgorithm, unknownKey, invalid, wrongIssuer, wrongAudience
     }
 
-    func verify(_ token: String, requestID: String) async throws -> AccessClaims {
+    /// Checks `token`; a key-set fetch it needs runs within the request's own deadline.
+    func verify(_ token: String, context: CallContext) async throws -> AccessClaims {
         let header = try Self.header(of: token)
         guard header.alg == AccessTokenAlgorithm.name else { throw Failure.wrongAlgorithm }
         guard let kid = header.kid else { throw Failure.unknownKey }
-        try await ensureKey(kid, requestID: requestID)
+        try await ensureKey(kid, context: context)
         let claims: AccessClaims
         do {
             claims = try await keys.verify(token, as: AccessClaims.self)
@@ -43,20 +44,18 @@ actor AccessTokenVerifier {
         return claims
     }
 
-    private func ensureKey(_ kid: String, requestID: String) async throws {
+    private func ensureKey(_ kid: String, context: CallContext) async throws {
         let now = ContinuousClock.now
         let stale = fetchedAt.map { now - $0 > Self.refreshInterval } ?? true
         let mayRefetch = fetchedAt.map { now - $0 > Self.unknownKeyRefetchInterval } ?? true
         if stale || (!knownKeyIDs.contains(kid) && mayRefetch) {
-            try await refresh(requestID: requestID)
+            try await refresh(context: context)
         }
         guard knownKeyIDs.contains(kid) else { throw Failure.unknownKey }
     }
 
-    private func refresh(requestID: String) async throws {
-        let set = try await rpc.call(
-            "auth", "auth.keys.list", context: CallContext(requestID: requestID, deadline: Date().addingTimeInterval(2)),
-            as: PublicKeySet.self)
+    private func refresh(context: CallContext) async throws {
+        let set = try await rpc.call("auth", "auth.keys.list", context: context, as: PublicKeySet.self)
         let collection = JWTKeyCollection()
         // Only ES256 keys enter the collection: the algorithm is pinned, whatever a token's header claims.
         let pinned = set.keys.filter { $0.alg == AccessTokenAlgorithm.name && $0.kty == "EC" && $0.crv == "P-256" }

@@ -27,7 +27,7 @@ struct Authenticator: Sendable {
             let token = try bearerToken(request, style: route.style)
             let claims: AccessClaimsResult
             do {
-                let verified = try await accessTokens.verify(token, requestID: context.requestID)
+                let verified = try await accessTokens.verify(token, context: context)
                 claims = AccessClaimsResult(kind: verified.kind, subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)

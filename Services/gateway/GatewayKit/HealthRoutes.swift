@@ -28,7 +28,7 @@ struct HealthRoutes: Sendable {
         let checks = await withTaskGroup(of: (String, String).self) { group in
             for service in services {
                 group.addTask {
-                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1.5))
+                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(2.5))
                     do {
                         let health = try await rpc.call(service, "system.health", context: context, as: SystemMethods.Health.self)
                         return (service, health.database == "ok" ? "ok" : "database unreachable")
