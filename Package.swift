@@ -58,6 +58,18 @@ let package = Package(
             path: "Shared/Security",
             swiftSettings: settings
         ),
+        .systemLibrary(
+            name: "CSodium",
+            path: "Shared/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(
+            name: "CustodianSodium",
+            dependencies: ["CSodium"],
+            path: "Shared/Sodium",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianJWT",
             dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
@@ -134,7 +146,16 @@ let package = Package(
         .executableTarget(name: "links", dependencies: ["LinksService"], path: "Services/links/Main", swiftSettings: settings),
 
         // Domains that later issues fill in: they already run, migrate their schema and answer system.*.
-        .executableTarget(name: "vault", dependencies: ["CustodianRuntime"], path: "Services/vault/Main", swiftSettings: settings),
+        .target(
+            name: "VaultService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/vault/VaultService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "vault", dependencies: ["VaultService"], path: "Services/vault/Main", swiftSettings: settings),
         .executableTarget(name: "routes", dependencies: ["CustodianRuntime"], path: "Services/routes/Main", swiftSettings: settings),
         .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
 
@@ -142,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -163,6 +184,11 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService"],
             path: "Tests/RuntimeTests"
+        ),
+        .testTarget(
+            name: "VaultTests",
+            dependencies: ["VaultService", "CustodianSodium"],
+            path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",

@@ -171,6 +171,23 @@ extension PlatformTests {
 
     @Suite("Command line")
     struct CommandLine {
+        @Test func vaultSealReproducesTheDocumentsRecordAndOpenReversesIt() throws {
+            let platform = try platform
+            let message = #"{"latitude":40.75846,"longitude":73.92248,"elevation":160.34,"timestamp":"2017-12-28T16:49:22Z","datum":"EPSG:4326"}"#
+            let sealed = try platform.custodian([
+                "vault", "seal", "--public-key", "3c140482018abdc7e2a8d70f1f797e83b46c77218a9bc56ce1ae35acd2b53920",
+                "--nonce", "59b142f13c9520cd203effa2a96dbe589defb3c1e021876e", "--message", message,
+            ])
+            #expect(sealed.status == 0)
+            #expect(sealed.output == #"{"value":"2322818113e73144fab77ce62916ec8860568ea5e9fbe3867c862056bd4c1d8e10349cbb82c52e82e0b55764805a3e923bd784820c5922ba0f079f10eeae4ef0b5155561d57986185708919d5318257d811beb9510697e307bd5d9fe27326f4e82af87f860eaa77a7eaf12079048735afad76e1396101a4576c9aa8d2778f5a8b842117d","nonce":"59b142f13c9520cd203effa2a96dbe589defb3c1e021876e","version":"0.4"}"# + "\n")
+            // A key pair of our own, to open what we sealed.
+            let secretKey = String(repeating: "2a", count: 32)
+            let publicKey = "07aaff3e9fc167275544f4c3a6a17cd837f2ec6e78cd8a57b1e3dfb3cc035a76"
+            let ours = try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"a":1}"#])
+            let opened = try platform.custodian(["vault", "open", "--secret-key", secretKey, "--record", ours.output])
+            #expect(opened.output == #"{"a":1}"# + "\n", "\(ours.output) \(opened.output)")
+        }
+
         @Test func bootstrapRefusesWhenAnAdminTokenExistsAndCreateTokenMintsAWorkingOne() async throws {
             let url = try platform.adminDatabaseURL
             let bootstrap = try platform.custodian(["admin", "bootstrap", "--database-url", url])

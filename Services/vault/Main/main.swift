@@ -1,4 +1,4 @@
 import CustodianRuntime
+import VaultService
 
-// The vault domain comes in a later issue; the service already runs, owns its schema and answers system.*.
-await ServiceHost.main(ServiceDefinition(name: "vault"))
+await ServiceHost.main(VaultService.definition)

@@ -1,0 +1,165 @@
+import CSodium
+import Foundation
+
+/// The few libsodium primitives Custodian uses, with Swift types: public-key boxes (the OwnYourData record
+/// format), sealed boxes, secret boxes and Argon2id password hashing and key derivation.
+public enum Sodium {
+    /// libsodium must be initialised once before use; `sodium_init` is idempotent and thread-safe.
+    private static let initialised: Bool = sodium_init() >= 0
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case unavailable, wrongLength(String), decryptionFailed, hashingFailed
+
+        public var description: String {
+            switch self {
+            case .unavailable: "libsodium could not be initialised"
+            case .wrongLength(let what): "\(what) has the wrong length"
+            case .decryptionFailed: "decryption failed (wrong key, nonce or tampered data)"
+            case .hashingFailed: "password hashing failed (out of memory?)"
+            }
+        }
+    }
+
+    static func ready() throws {
+        guard initialised else { throw Failure.unavailable }
+    }
+
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        _ = initialised
+        var bytes = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&bytes, count)
+        return bytes
+    }
+
+    // MARK: crypto_box (X25519-XSalsa20-Poly1305)
+
+    public static let boxNonceLength = Int(crypto_box_NONCEBYTES)
+    public static let boxKeyLength = Int(crypto_box_PUBLICKEYBYTES)
+
+    public struct KeyPair: Sendable, Equatable {
+        public var publicKey: [UInt8]
+        public var secretKey: [UInt8]
+    }
+
+    public static func boxKeyPair() throws -> KeyPair {
+        try ready()
+        var publicKey = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))
+        var secretKey = [UInt8](repeating: 0, count: Int(crypto_box_SECRETKEYBYTES))
+        crypto_box_keypair(&publicKey, &secretKey)
+        return KeyPair(publicKey: publicKey, secretKey: secretKey)
+    }
+
+    public static func boxPublicKey(secretKey: [UInt8]) throws -> [UInt8] {
+        try ready()
+        guard secretKey.count == Int(crypto_box_SECRETKEYBYTES) else { throw Failure.wrongLength("secret key") }
+        var publicKey = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))
+        crypto_scalarmult_base(&publicKey, secretKey)
+        return publicKey
+    }
+
+    /// `crypto_box_easy`: MAC ‖ ciphertext, 16 bytes longer than the message.
+    public static func box(_ message: [UInt8], nonce: [UInt8], recipientPublicKey: [UInt8], senderSecretKey: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(nonce, Int(crypto_box_NONCEBYTES), "nonce")
+        try check(recipientPublicKey, Int(crypto_box_PUBLICKEYBYTES), "public key")
+        try check(senderSecretKey, Int(crypto_box_SECRETKEYBYTES), "secret key")
+        var cipher = [UInt8](repeating: 0, count: message.count + Int(crypto_box_MACBYTES))
+        guard crypto_box_easy(&cipher, message, UInt64(message.count), nonce, recipientPublicKey, senderSecretKey) == 0 else {
+            throw Failure.decryptionFailed
+        }
+        return cipher
+    }
+
+    /// `crypto_box_open_easy`.
+    public static func openBox(_ cipher: [UInt8], nonce: [UInt8], senderPublicKey: [UInt8], recipientSecretKey: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(nonce, Int(crypto_box_NONCEBYTES), "nonce")
+        try check(senderPublicKey, Int(crypto_box_PUBLICKEYBYTES), "public key")
+        try check(recipientSecretKey, Int(crypto_box_SECRETKEYBYTES), "secret key")
+        guard cipher.count >= Int(crypto_box_MACBYTES) else { throw Failure.decryptionFailed }
+        var message = [UInt8](repeating: 0, count: cipher.count - Int(crypto_box_MACBYTES))
+        guard crypto_box_open_easy(&message, cipher, UInt64(cipher.count), nonce, senderPublicKey, recipientSecretKey) == 0 else {
+            throw Failure.decryptionFailed
+        }
+        return message
+    }
+
+    // MARK: crypto_secretbox (XSalsa20-Poly1305)
+
+    public static let secretBoxKeyLength = Int(crypto_secretbox_KEYBYTES)
+
+    /// nonce ‖ MAC ‖ ciphertext, with a random nonce.
+    public static func secretBox(_ message: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(key, Int(crypto_secretbox_KEYBYTES), "secret box key")
+        let nonce = randomBytes(Int(crypto_secretbox_NONCEBYTES))
+        var cipher = [UInt8](repeating: 0, count: message.count + Int(crypto_secretbox_MACBYTES))
+        crypto_secretbox_easy(&cipher, message, UInt64(message.count), nonce, key)
+        return nonce + cipher
+    }
+
+    public static func openSecretBox(_ sealed: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(key, Int(crypto_secretbox_KEYBYTES), "secret box key")
+        let nonceLength = Int(crypto_secretbox_NONCEBYTES)
+        guard sealed.count >= nonceLength + Int(crypto_secretbox_MACBYTES) else { throw Failure.decryptionFailed }
+        let nonce = Array(sealed[..<nonceLength])
+        let cipher = Array(sealed[nonceLength...])
+        var message = [UInt8](repeating: 0, count: cipher.count - Int(crypto_secretbox_MACBYTES))
+        guard crypto_secretbox_open_easy(&message, cipher, UInt64(cipher.count), nonce, key) == 0 else { throw Failure.decryptionFailed }
+        return message
+    }
+
+    // MARK: Argon2id
+
+    /// `crypto_pwhash_str` (Argon2id, interactive limits): the self-describing string to store.
+    public static func passwordHash(_ password: String) throws -> String {
+        try ready()
+        var output = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
+        let bytes = Array(password.utf8CString.dropLast())
+        guard crypto_pwhash_str(&output, bytes, UInt64(bytes.count), UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE)) == 0 else { throw Failure.hashingFailed }
+        return String(decoding: output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public static func verifyPassword(_ password: String, hash: String) -> Bool {
+        guard (try? ready()) != nil else { return false }
+        let bytes = Array(password.utf8CString.dropLast())
+        return crypto_pwhash_str_verify(hash, bytes, UInt64(bytes.count)) == 0
+    }
+
+    public static let passwordSaltLength = Int(crypto_pwhash_SALTBYTES)
+
+    /// A 32-byte key from a password and a 16-byte salt, Argon2id with the interactive limits.
+    public static func deriveKey(password: String, salt: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(salt, Int(crypto_pwhash_SALTBYTES), "salt")
+        var key = [UInt8](repeating: 0, count: 32)
+        let bytes = Array(password.utf8CString.dropLast())
+        guard crypto_pwhash(&key, 32, bytes, UInt64(bytes.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                            Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13) == 0 else {
+            throw Failure.hashingFailed
+        }
+        return key
+    }
+
+    private static func check(_ bytes: [UInt8], _ length: Int, _ what: String) throws {
+        guard bytes.count == length else { throw Failure.wrongLength(what) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    public var hex: String { map { String(format: "%02x", $0) }.joined() }
+
+    public init?(hex: String) {
+        guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        self = bytes
+    }
+}
