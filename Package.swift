@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Services/auth/AuthService",

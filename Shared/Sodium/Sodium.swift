@@ -39,6 +39,11 @@ public enum Sodium {
     public struct KeyPair: Sendable, Equatable {
         public var publicKey: [UInt8]
         public var secretKey: [UInt8]
+
+        public init(publicKey: [UInt8], secretKey: [UInt8]) {
+            self.publicKey = publicKey
+            self.secretKey = secretKey
+        }
     }
 
     public static func boxKeyPair() throws -> KeyPair {
@@ -79,6 +84,25 @@ public enum Sodium {
         guard cipher.count >= Int(crypto_box_MACBYTES) else { throw Failure.decryptionFailed }
         var message = [UInt8](repeating: 0, count: cipher.count - Int(crypto_box_MACBYTES))
         guard crypto_box_open_easy(&message, cipher, UInt64(cipher.count), nonce, senderPublicKey, recipientSecretKey) == 0 else {
+            throw Failure.decryptionFailed
+        }
+        return message
+    }
+
+    /// `crypto_box_seal`: anonymous encryption to a public key (ephemeral key ‖ box).
+    public static func sealedBox(_ message: [UInt8], recipientPublicKey: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(recipientPublicKey, Int(crypto_box_PUBLICKEYBYTES), "public key")
+        var cipher = [UInt8](repeating: 0, count: message.count + Int(crypto_box_sealbytes()))
+        guard crypto_box_seal(&cipher, message, UInt64(message.count), recipientPublicKey) == 0 else { throw Failure.decryptionFailed }
+        return cipher
+    }
+
+    public static func openSealedBox(_ cipher: [UInt8], keyPair: KeyPair) throws -> [UInt8] {
+        try ready()
+        guard cipher.count >= Int(crypto_box_sealbytes()) else { throw Failure.decryptionFailed }
+        var message = [UInt8](repeating: 0, count: cipher.count - Int(crypto_box_sealbytes()))
+        guard crypto_box_seal_open(&message, cipher, UInt64(cipher.count), keyPair.publicKey, keyPair.secretKey) == 0 else {
             throw Failure.decryptionFailed
         }
         return message

@@ -19,5 +19,23 @@ enum AuthMigrations {
                 retired_at timestamptz)
             """,
         ]),
+        Migration(2, "data vault users and login throttling", [
+            """
+            CREATE TABLE auth.vault_users (
+                id bigserial PRIMARY KEY,
+                email text NOT NULL UNIQUE,
+                name text NOT NULL,
+                password_hash text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            // Failed logins per email in a window; a lock that ends by itself.
+            """
+            CREATE TABLE auth.login_failures (
+                email text PRIMARY KEY,
+                failures integer NOT NULL,
+                window_started timestamptz NOT NULL,
+                locked_until timestamptz)
+            """,
+        ]),
     ]
 }

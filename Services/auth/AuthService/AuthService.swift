@@ -9,13 +9,20 @@ import JWTKit
 public enum AuthService {
     public static let migrations = AuthMigrations.all
 
-    public static let definition = ServiceDefinition(name: "auth", migrations: migrations) { environment in
+    public static let definition = ServiceDefinition(name: "auth", migrations: migrations, calls: ["vault"]) { environment in
         let adminTokens = AdminTokens(database: environment.database)
         let signingKeys = SigningKeys(database: environment.database)
         let issuer = environment.configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
         let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
 
+        let tokens = TokenIssuer(signingKeys: signingKeys, issuer: issuer, audience: audience)
+        let vaultUsers = VaultUsers(database: environment.database, services: environment.services)
+        let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens)
+
         var methods = RPCMethods()
+        methods.register("auth.oauth.token", input: HTTPInput.self) { try await oauth.token($0, context: $1) }
+        methods.register("auth.vaultUsers.create", input: HTTPInput.self) { try await vaultUsers.create($0, context: $1) }
+        methods.register("auth.vaultUsers.changePassword", input: HTTPInput.self) { try await vaultUsers.changePassword($0, context: $1) }
         methods.register("auth.admin.authenticate", input: TokenInput.self) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }
@@ -26,13 +33,9 @@ public enum AuthService {
             guard (1...86400 * 30).contains(input.lifetimeSeconds) else {
                 throw RPCError.badRequest("lifetimeSeconds must be between 1 and 2592000")
             }
-            let key = try await signingKeys.signingKey(logger: context.logger)
-            let claims = AccessClaims(
+            let (token, claims) = try await tokens.issue(
                 subject: input.subject, kind: input.kind, session: input.session, scopes: input.scopes,
-                issuer: issuer, audience: audience, lifetime: TimeInterval(input.lifetimeSeconds))
-            let keys = JWTKeyCollection()
-            await keys.add(ecdsa: key.privateKey, kid: JWKIdentifier(string: key.kid))
-            let token = try await keys.sign(claims, kid: JWKIdentifier(string: key.kid))
+                lifetime: TimeInterval(input.lifetimeSeconds), logger: context.logger)
             return IssuedToken(token: token, expiresAt: Int64(claims.exp.value.timeIntervalSince1970))
         }
         return methods

@@ -57,7 +57,24 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense + links
+    public static let all: [Route] = twomes + openSense + links + vault
+
+    /// The OwnYourData data vault (seed 000) and its administration.
+    static let vault: [Route] = [
+        // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
+        Route(.post, "/oauth/token", service: "auth", rpc: "auth.oauth.token", auth: .none, style: .oyd, forwardedHeaders: [.authorization]),
+        Route(.get, "/api/modules/index", service: "vault", rpc: "vault.modules.index", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
+        Route(.get, "/api/repos/{identifier}/pub_key", service: "vault", rpc: "vault.repos.pubKey", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
+        Route(.post, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.write", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
+        Route(.get, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.read", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
+        Route(.post, "/api/repos/{identifier}/items/decrypted", service: "vault", rpc: "vault.items.decrypted", auth: .jwt(kinds: ["user"]), style: .oyd),
+        Route(.post, "/api/password", service: "auth", rpc: "auth.vaultUsers.changePassword", auth: .jwt(kinds: ["user"]), style: .oyd),
+        Route(.post, "/admin/v1/vault/users", service: "auth", rpc: "auth.vaultUsers.create", auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/users/{user_id}/modules", service: "vault", rpc: "vault.admin.createModule", auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/users/{user_id}/repos", service: "vault", rpc: "vault.admin.createRepo", auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", service: "vault", rpc: "vault.admin.grant", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/vault/modules/{module_id}/qr", service: "vault", rpc: "vault.admin.moduleQR", auth: .admin, style: .admin, rendering: .raw),
+    ]
 
     /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
     static let openSense: [Route] = [

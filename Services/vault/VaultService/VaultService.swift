@@ -1,13 +1,35 @@
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 
-/// The OwnYourData data vault: users' modules, repos with their X25519 key pairs, and items.
+/// The OwnYourData data vault (seed 000): users' key pairs, modules, repos with X25519 key pairs, and items.
+/// Logins (passwords, OAuth tokens) belong to `auth`, which asks the vault about module credentials.
 public enum VaultService {
-    public static let definition = ServiceDefinition(name: "vault", migrations: VaultMigrations.all) { _ in
-        RPCMethods()
-    }
-}
+    public static let definition = ServiceDefinition(name: "vault", migrations: VaultMigrations.all, calls: ["links"]) { environment in
+        let database = environment.database
+        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let publicBaseURL = environment.configuration.string("CUSTODIAN_PUBLIC_BASE_URL", default: "https://127.0.0.1:8443")
+        let keys = UserKeys(database: database)
+        let modules = Modules(database: database, sealer: sealer, publicBaseURL: publicBaseURL, services: environment.services)
+        let repos = Repos(database: database, keys: keys)
+        let items = Items(database: database, repos: repos)
 
-enum VaultMigrations {
-    static let all: [Migration] = []
+        var methods = RPCMethods()
+        // Called by auth.
+        methods.register("vault.users.init", input: UserKeys.InitInput.self) { try await keys.create($0, context: $1) }
+        methods.register("vault.users.reseal", input: UserKeys.ResealInput.self) { try await keys.reseal($0, context: $1) }
+        methods.register("vault.modules.credentials", input: Modules.CredentialsInput.self) { try await modules.credentials($0, context: $1) }
+        // The OwnYourData API.
+        methods.register("vault.modules.index", input: HTTPInput.self) { try await modules.index($0, context: $1) }
+        methods.register("vault.repos.pubKey", input: HTTPInput.self) { try await repos.publicKey($0, context: $1) }
+        methods.register("vault.items.write", input: HTTPInput.self) { try await items.write($0, context: $1) }
+        methods.register("vault.items.read", input: HTTPInput.self) { try await items.read($0, context: $1) }
+        methods.register("vault.items.decrypted", input: HTTPInput.self) { try await items.decrypted($0, context: $1) }
+        // Administration.
+        methods.register("vault.admin.createModule", input: HTTPInput.self) { try await modules.create($0, context: $1) }
+        methods.register("vault.admin.createRepo", input: HTTPInput.self) { try await repos.create($0, context: $1) }
+        methods.register("vault.admin.grant", input: HTTPInput.self) { try await modules.grant($0, context: $1, repos: repos) }
+        methods.register("vault.admin.moduleQR", input: HTTPInput.self) { try await modules.loginQR($0, context: $1) }
+        return methods
+    }
 }

@@ -1,0 +1,146 @@
+import CustodianRPC
+import CustodianSodium
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `POST /oauth/token` of the data vault (seed 000, Login): the password grant for users and the
+/// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
+/// Failed logins for one email are slowed down and, after five in a quarter of an hour, refused for a
+/// quarter of an hour, which ends by itself.
+struct OAuthTokens: Sendable {
+    let database: PostgresClient
+    let services: RPCClient
+    let users: VaultUsers
+    let issuer: TokenIssuer
+
+    static let lifetime = 7200
+    static let failuresBeforeLock = 5
+    static let lockSeconds = 15 * 60
+
+    struct TokenResponse: Codable, Sendable {
+        var access_token: String
+        var token_type = "bearer"
+        var expires_in = OAuthTokens.lifetime
+        var created_at: Int64
+        var username: String?
+    }
+
+    func token(_ input: HTTPInput, context: CallContext) async throws -> TokenResponse {
+        let fields = Self.fields(input.body)
+        guard let grant = fields["grant_type"], !grant.isEmpty else {
+            throw Self.error(.badRequest, "invalid_request", "grant_type is required")
+        }
+        switch grant {
+        case "password": return try await passwordGrant(fields, context: context)
+        case "client_credentials": return try await clientCredentialsGrant(fields, authorization: input.headers["authorization"], context: context)
+        default: throw Self.error(.badRequest, "unsupported_grant_type", "grant_type must be password or client_credentials")
+        }
+    }
+
+    private func passwordGrant(_ fields: [String: String], context: CallContext) async throws -> TokenResponse {
+        guard let email = fields["email"] ?? fields["username"], !email.isEmpty, let password = fields["password"], !password.isEmpty else {
+            throw Self.error(.badRequest, "invalid_request", "email and password are required")
+        }
+        let key = VaultUsers.normalised(email)
+        if let lockedFor = try await lockedSeconds(key, logger: context.logger) {
+            throw Self.error(.tooManyRequests, "slow_down", "Too many failed logins; try again in \(max(1, lockedFor / 60)) minutes")
+        }
+        let user = try await users.find(email: key, logger: context.logger)
+        // An unknown email costs as much as a wrong password, so that timing tells nothing.
+        let valid = Sodium.verifyPassword(password, hash: user?.passwordHash ?? Self.dummyHash)
+        guard let user, valid else {
+            let failures = try await recordFailure(key, logger: context.logger)
+            try? await Task.sleep(for: .milliseconds(200 * min(failures, 5)))
+            throw Self.error(.unauthenticated, "invalid_grant", "Invalid email or password")
+        }
+        try await database.query("DELETE FROM auth.login_failures WHERE email = \(key)", logger: context.logger)
+        let (token, claims) = try await issuer.issue(
+            subject: String(user.id), kind: "user", session: nil, scopes: ["vault"], lifetime: TimeInterval(Self.lifetime), logger: context.logger)
+        return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: user.name)
+    }
+
+    private func clientCredentialsGrant(_ fields: [String: String], authorization: String?, context: CallContext) async throws -> TokenResponse {
+        var clientID = fields["client_id"]
+        var clientSecret = fields["client_secret"]
+        if let authorization, authorization.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)).flatMap({ String(data: $0, encoding: .utf8) }),
+            let colon = decoded.firstIndex(of: ":")
+        {
+            clientID = String(decoded[..<colon]).removingPercentEncoding
+            clientSecret = String(decoded[decoded.index(after: colon)...]).removingPercentEncoding
+        }
+        guard let clientID, !clientID.isEmpty, let clientSecret, !clientSecret.isEmpty else {
+            throw Self.error(.badRequest, "invalid_request", "client_id and client_secret are required")
+        }
+        let module: ModuleCredentials
+        do {
+            module = try await services.call("vault", "vault.modules.credentials", input: ModuleCredentialsInput(uid: clientID, secret: clientSecret),
+                                             context: context, as: ModuleCredentials.self)
+        } catch let error as RPCError where error.code == .unauthenticated {
+            throw Self.error(.unauthenticated, "invalid_client", "Invalid client credentials")
+        }
+        let (token, claims) = try await issuer.issue(
+            subject: String(module.moduleID), kind: "module", session: nil, scopes: ["user:\(module.userID)"],
+            lifetime: TimeInterval(Self.lifetime), logger: context.logger)
+        return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: nil)
+    }
+
+    /// Seconds the email is still locked for, if it is.
+    private func lockedSeconds(_ email: String, logger: Logger) async throws -> Int? {
+        let rows = try await database.query(
+            "SELECT ceil(extract(epoch FROM locked_until - now()))::integer FROM auth.login_failures WHERE email = \(email) AND locked_until > now()",
+            logger: logger)
+        for try await seconds in rows.decode(Int.self) { return seconds }
+        return nil
+    }
+
+    /// Counts a failure in the current window and locks the email at the limit; returns the count.
+    private func recordFailure(_ email: String, logger: Logger) async throws -> Int {
+        let rows = try await database.query(
+            """
+            INSERT INTO auth.login_failures (email, failures, window_started) VALUES (\(email), 1, now())
+            ON CONFLICT (email) DO UPDATE SET
+                failures = CASE WHEN auth.login_failures.window_started < now() - interval '15 minutes' THEN 1 ELSE auth.login_failures.failures + 1 END,
+                window_started = CASE WHEN auth.login_failures.window_started < now() - interval '15 minutes' THEN now() ELSE auth.login_failures.window_started END
+            RETURNING failures
+            """, logger: logger)
+        var failures = 1
+        for try await count in rows.decode(Int.self) { failures = count }
+        if failures >= Self.failuresBeforeLock {
+            try await database.query(
+                "UPDATE auth.login_failures SET locked_until = now() + \(Self.lockSeconds) * interval '1 second', failures = 0, window_started = now() WHERE email = \(email)",
+                logger: logger)
+        }
+        return failures
+    }
+
+    /// Form fields and JSON members alike, as text.
+    static func fields(_ body: JSONValue) -> [String: String] {
+        guard case .object(let members) = body else { return [:] }
+        return members.compactMapValues { value in
+            switch value {
+            case .string(let text): text
+            case .int(let number): String(number)
+            default: nil
+            }
+        }
+    }
+
+    static func error(_ code: RPCError.Code, _ reason: String, _ message: String) -> RPCError {
+        RPCError(code, reason: reason, message: message)
+    }
+
+    /// Verified against for unknown emails: a hash of nothing anyone knows.
+    static let dummyHash: String = (try? Sodium.passwordHash(UUID().uuidString)) ?? ""
+}
+
+struct ModuleCredentialsInput: Codable, Sendable {
+    var uid: String
+    var secret: String
+}
+
+struct ModuleCredentials: Codable, Sendable {
+    var moduleID: Int64
+    var userID: Int64
+}

@@ -1,0 +1,114 @@
+import CustodianRPC
+import CustodianSodium
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The data vault's users: their logins live here, their keys in the vault.
+struct VaultUsers: Sendable {
+    let database: PostgresClient
+    let services: RPCClient
+
+    struct CreateRequest: Decodable {
+        var email: String
+        var name: String
+        var password: String
+    }
+
+    struct User: Codable, Sendable {
+        var id: Int64
+        var email: String
+        var name: String
+    }
+
+    static func normalised(_ email: String) -> String { email.trimmingCharacters(in: .whitespaces).lowercased() }
+
+    /// `POST /admin/v1/vault/users`: a user and, in the vault, the user's key pair sealed with the password.
+    func create(_ input: HTTPInput, context: CallContext) async throws -> User {
+        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
+        let request = try input.decodeBody(as: CreateRequest.self)
+        let email = Self.normalised(request.email)
+        guard email.count <= 254, email.split(separator: "@").count == 2, !email.contains(" ") else {
+            throw RPCError.validation(location: ["body", "email"], message: "email must be an email address")
+        }
+        guard (1...200).contains(request.name.count) else {
+            throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")
+        }
+        guard (6...1024).contains(request.password.count) else {
+            throw RPCError.validation(location: ["body", "password"], message: "password must have 6 to 1024 characters")
+        }
+        let hash = try Sodium.passwordHash(request.password)
+        let rows = try await database.query(
+            """
+            INSERT INTO auth.vault_users (email, name, password_hash) VALUES (\(email), \(request.name), \(hash))
+            ON CONFLICT (email) DO NOTHING RETURNING id
+            """, logger: context.logger)
+        var created: Int64?
+        for try await id in rows.decode(Int64.self) { created = id }
+        guard let id = created else { throw RPCError(.conflict, reason: "email_in_use", message: "A user with this email exists already") }
+        do {
+            _ = try await services.call("vault", "vault.users.init", input: VaultUserInit(userID: id, password: request.password),
+                                        context: context, as: Empty.self)
+        } catch {
+            // No login without a vault behind it.
+            _ = try? await database.query("DELETE FROM auth.vault_users WHERE id = \(id)", logger: context.logger)
+            throw error
+        }
+        return User(id: id, email: email, name: request.name)
+    }
+
+    struct Credentials: Sendable {
+        var id: Int64
+        var name: String
+        var passwordHash: String
+    }
+
+    func find(email: String, logger: Logger) async throws -> Credentials? {
+        let rows = try await database.query(
+            "SELECT id, name, password_hash FROM auth.vault_users WHERE email = \(Self.normalised(email))", logger: logger)
+        for try await (id, name, hash) in rows.decode((Int64, String, String).self) {
+            return Credentials(id: id, name: name, passwordHash: hash)
+        }
+        return nil
+    }
+
+    struct PasswordChange: Decodable {
+        var current_password: String
+        var new_password: String
+    }
+
+    /// `POST /api/password`: the vault re-seals the user's key with the new password first, then the login changes.
+    func changePassword(_ input: HTTPInput, context: CallContext) async throws -> [String: String] {
+        guard context.principal?.kind == "user", let id = context.principal.flatMap({ Int64($0.id) }) else {
+            throw RPCError.forbidden("Only a user can change their password", reason: "forbidden")
+        }
+        let request = try input.decodeBody(as: PasswordChange.self)
+        guard (6...1024).contains(request.new_password.count) else {
+            throw RPCError.validation(location: ["body", "new_password"], message: "password must have 6 to 1024 characters")
+        }
+        var stored: String?
+        for try await hash in try await database.query("SELECT password_hash FROM auth.vault_users WHERE id = \(id)", logger: context.logger).decode(String.self) {
+            stored = hash
+        }
+        guard let stored, Sodium.verifyPassword(request.current_password, hash: stored) else {
+            throw RPCError.unauthenticated("The current password is wrong", reason: "invalid_grant")
+        }
+        _ = try await services.call("vault", "vault.users.reseal",
+                                    input: VaultUserReseal(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
+                                    context: context, as: Empty.self)
+        try await database.query(
+            "UPDATE auth.vault_users SET password_hash = \(try Sodium.passwordHash(request.new_password)) WHERE id = \(id)", logger: context.logger)
+        return ["status": "ok"]
+    }
+}
+
+struct VaultUserInit: Codable, Sendable {
+    var userID: Int64
+    var password: String
+}
+
+struct VaultUserReseal: Codable, Sendable {
+    var userID: Int64
+    var oldPassword: String
+    var newPassword: String
+}

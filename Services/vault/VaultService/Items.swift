@@ -1,0 +1,186 @@
+import CustodianRPC
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Records in repos: written one at a time or in batches (the app deletes from its cache only what was
+/// written), read back in pages, and decrypted for their owner.
+struct Items: Sendable {
+    let database: PostgresClient
+    let repos: Repos
+
+    static let maximumBatch = 1000
+    static let maximumRecordBytes = 64 * 1024
+
+    /// `POST /api/repos/{identifier}/items`: one record → `{"id"}`; an array → `{"processed","responses"}`,
+    /// 200 when every record was written and 400 otherwise (the good ones are written all the same).
+    func write(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
+        let records: [JSONValue]
+        let isBatch: Bool
+        switch input.body {
+        case .object: (records, isBatch) = ([input.body], false)
+        case .array(let items): (records, isBatch) = (items, true)
+        default: throw RPCError.badRequest("The body must be a JSON record or an array of records", reason: "invalid_request")
+        }
+        guard records.count <= Self.maximumBatch else {
+            throw RPCError(.payloadTooLarge, reason: "batch_too_large", message: "A batch may hold at most \(Self.maximumBatch) records")
+        }
+        guard !records.isEmpty else { throw RPCError.badRequest("The batch is empty", reason: "invalid_request") }
+        let repo = try await repos.access(input, context: context, write: true, createIfMissing: true)
+
+        var responses: [JSONValue] = []
+        for record in records {
+            do {
+                let id = try await store(record, repo: repo, logger: context.logger)
+                responses.append(["id": .int(id), "status": 200])
+            } catch let error as RPCError where error.code == .badRequest {
+                responses.append(["error": .string(error.message), "status": 400])
+            }
+        }
+        let allWritten = responses.allSatisfy { $0["status"] == .int(200) }
+        if !isBatch {
+            if let id = responses[0]["id"] { return try Self.json(["id": id], status: 200) }
+            return try Self.json(["error": "invalid_record", "error_description": responses[0]["error"] ?? .null], status: 400)
+        }
+        return try Self.json(["processed": .int(Int64(records.count)), "responses": .array(responses)], status: allWritten ? 200 : 400)
+    }
+
+    /// Stores one record; an encrypted record whose nonce the repo holds already is not stored again.
+    private func store(_ record: JSONValue, repo: Repos.Repo, logger: Logger) async throws -> Int64 {
+        guard case .object(let fields) = record else { throw RPCError.badRequest("A record must be a JSON object") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: try encoder.encode(record), as: UTF8.self)
+        guard text.utf8.count <= Self.maximumRecordBytes else {
+            throw RPCError.badRequest("A record may have at most \(Self.maximumRecordBytes) bytes")
+        }
+        var nonce: String?
+        if fields["version"] == .string("0.4") {
+            guard let value = fields["value"]?.stringValue, !value.isEmpty, value.count % 2 == 0, value.allSatisfy(\.isHexDigit) else {
+                throw RPCError.badRequest("An encrypted record (version 0.4) needs a hexadecimal value")
+            }
+            guard let given = fields["nonce"]?.stringValue, given.count == 48, given.allSatisfy(\.isHexDigit) else {
+                throw RPCError.badRequest("An encrypted record (version 0.4) needs a nonce of 48 hexadecimal characters")
+            }
+            nonce = given.lowercased()
+        }
+        let rows = try await database.query(
+            """
+            INSERT INTO vault.items (repo_id, value, nonce) VALUES (\(repo.id), \(text)::jsonb, \(nonce))
+            ON CONFLICT (repo_id, nonce) DO NOTHING RETURNING id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        // A retry: the first copy's id.
+        for try await id in try await database.query(
+            "SELECT id FROM vault.items WHERE repo_id = \(repo.id) AND nonce = \(nonce)", logger: logger
+        ).decode(Int64.self) { return id }
+        throw RPCError.internal("item was not stored")
+    }
+
+    struct Page {
+        var page: Int
+        var size: Int
+        var last: Int?
+        var lastDays: Int?
+    }
+
+    static func page(_ input: HTTPInput) throws -> Page {
+        func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            guard let text = input.query[name]?.first else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_request")
+            }
+            return value
+        }
+        return Page(page: try number("page", 1...1_000_000) ?? 1, size: try number("size", 1...1000) ?? 100,
+                    last: try number("last", 1...100_000), lastDays: try number("last_days", 1...36500))
+    }
+
+    /// `GET /api/repos/{identifier}/items?page=&size=&last=&last_days=`, newest last, with `Total-Count` and `Link`.
+    func read(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
+        let repo = try await repos.access(input, context: context, write: false, createIfMissing: false)
+        let paging = try Self.page(input)
+        let (items, total) = try await fetch(repo: repo, paging: paging, logger: context.logger)
+        var headers = ["Total-Count": String(total)]
+        let pages = max(1, (total + paging.size - 1) / paging.size)
+        var links: [String] = []
+        let base = "/api/repos/\(repo.identifier)/items"
+        func link(_ page: Int, _ rel: String) -> String { "<\(base)?page=\(page)&size=\(paging.size)>; rel=\"\(rel)\"" }
+        if paging.page < pages { links.append(link(paging.page + 1, "next")) }
+        if paging.page > 1 { links.append(link(paging.page - 1, "prev")) }
+        links.append(link(1, "first"))
+        links.append(link(pages, "last"))
+        headers["Link"] = links.joined(separator: ", ")
+        return try Self.json(.array(items.map(\.json)), status: 200, headers: headers)
+    }
+
+    struct StoredItem {
+        var id: Int64
+        var record: JSONValue
+        var createdAt: Date
+
+        var json: JSONValue {
+            guard case .object(var fields) = record else { return record }
+            fields["id"] = .int(id)
+            return .object(fields)
+        }
+    }
+
+    /// The items of a page; `last` and `last_days` narrow the set before it is paged.
+    private func fetch(repo: Repos.Repo, paging: Page, logger: Logger) async throws -> ([StoredItem], Int) {
+        let since = paging.lastDays.map { Date().addingTimeInterval(-Double($0) * 86400) } ?? Date(timeIntervalSince1970: 0)
+        let limitLast = paging.last ?? Int(Int32.max)
+        let offset = (paging.page - 1) * paging.size
+        let rows = try await database.query(
+            """
+            WITH chosen AS (
+                SELECT id, value, created_at FROM vault.items
+                WHERE repo_id = \(repo.id) AND created_at >= \(since)
+                ORDER BY id DESC LIMIT \(limitLast))
+            SELECT id, value::text, created_at, (SELECT count(*) FROM chosen)::integer
+            FROM chosen ORDER BY id LIMIT \(paging.size) OFFSET \(offset)
+            """, logger: logger)
+        var items: [StoredItem] = []
+        var total = 0
+        for try await (id, text, created, count) in rows.decode((Int64, String, Date, Int).self) {
+            total = count
+            items.append(StoredItem(id: id, record: (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null, createdAt: created))
+        }
+        if items.isEmpty {
+            for try await count in try await database.query(
+                "SELECT count(*)::integer FROM (SELECT 1 FROM vault.items WHERE repo_id = \(repo.id) AND created_at >= \(since) LIMIT \(limitLast)) AS c",
+                logger: logger
+            ).decode(Int.self) { total = count }
+        }
+        return (items, total)
+    }
+
+    struct DecryptRequest: Decodable { var password: String }
+
+    /// `POST /api/repos/{identifier}/items/decrypted {"password"}`: the owner's items in clear; the password
+    /// opens the owner's key, which opens the repo's. Records that are not encrypted come back as they are.
+    func decrypted(_ input: HTTPInput, context: CallContext) async throws -> [JSONValue] {
+        let principal = try VaultPrincipal(context)
+        guard principal.kind == .user else { throw RPCError.forbidden("Only the repo's owner can decrypt its items", reason: "forbidden") }
+        let password = try input.decodeBody(as: DecryptRequest.self).password
+        let repo = try await repos.access(input, context: context, write: false, createIfMissing: false)
+        let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: password, logger: context.logger)
+        let (items, _) = try await fetch(repo: repo, paging: try Self.page(input), logger: context.logger)
+        return items.map { item in
+            guard let record = try? JSONDecoder().decode(OYDRecord.self, from: JSONEncoder().encode(item.record)), record.version == OYDRecord.version else {
+                return ["id": .int(item.id), "data": item.record]
+            }
+            guard let text = try? record.open(secretKey: secretKey) else {
+                return ["id": .int(item.id), "error": "this record does not open with the repo's key"]
+            }
+            let data = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
+            return ["id": .int(item.id), "data": data]
+        }
+    }
+
+    static func json(_ body: JSONValue, status: Int, headers: [String: String] = [:]) throws -> RawHTTPReply {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: try encoder.encode(body))
+    }
+}

@@ -1,0 +1,40 @@
+import CustodianRPC
+
+/// Who calls the vault: a user (OAuth password grant) or a module acting for its user (client credentials),
+/// as the gateway established from the access token.
+struct VaultPrincipal {
+    enum Kind { case user, module }
+
+    var kind: Kind
+    var userID: Int64
+    var moduleID: Int64?
+
+    init(_ context: CallContext) throws {
+        guard let principal = context.principal else {
+            throw RPCError.unauthenticated("The access token is invalid", reason: "invalid_token")
+        }
+        switch principal.kind {
+        case "user":
+            guard let id = Int64(principal.id) else { throw RPCError.unauthenticated("The access token is invalid", reason: "invalid_token") }
+            self.init(kind: .user, userID: id, moduleID: nil)
+        case "module":
+            // Module tokens name the module; the user is in their scopes as `user:<id>`.
+            guard let moduleID = Int64(principal.id),
+                let userID = principal.scopes.first(where: { $0.hasPrefix("user:") }).flatMap({ Int64($0.dropFirst(5)) })
+            else { throw RPCError.unauthenticated("The access token is invalid", reason: "invalid_token") }
+            self.init(kind: .module, userID: userID, moduleID: moduleID)
+        default:
+            throw RPCError.forbidden("This token cannot be used for the data vault", reason: "wrong_principal")
+        }
+    }
+
+    init(kind: Kind, userID: Int64, moduleID: Int64?) {
+        self.kind = kind
+        self.userID = userID
+        self.moduleID = moduleID
+    }
+}
+
+func requireAdmin(_ context: CallContext) throws {
+    guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
+}

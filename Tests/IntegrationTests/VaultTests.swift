@@ -1,0 +1,224 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+extension PlatformTests {
+    /// The OwnYourData data vault through the gateway (seed 000, APIs), as the app and its modules use it.
+    @Suite("OwnYourData data vault")
+    struct Vault {
+        struct Account {
+            var userID: Int
+            var email: String
+            var password: String
+            var token: String
+        }
+
+        struct InstalledModule {
+            var id: Int
+            var uid: String
+            var secret: String
+        }
+
+        static func form(_ fields: [(String, String)]) -> Data {
+            Data(fields.map { "\($0.0)=\(QRScanner.queryEncode($0.1))" }.joined(separator: "&").utf8)
+        }
+
+        static func login(_ email: String, _ password: String) async throws -> RunningPlatform.Reply {
+            try await platform.request(.POST, "/oauth/token", rawBody: form([("grant_type", "password"), ("email", email), ("password", password)]),
+                                       headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        }
+
+        static func newUser(name: String = "User A") async throws -> Account {
+            let email = "user-\(UUID().uuidString.prefix(8).lowercased())@ownyourdata.eu"
+            let created = try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"\#(email)","name":"\#(name)","password":"user_a"}"#, admin: true)
+            #expect(created.status == 201, "\(created.text)")
+            let token = try #require(try await login(email, "user_a").json?["access_token"] as? String)
+            return Account(userID: try #require(created.json?["id"] as? Int), email: email, password: "user_a", token: token)
+        }
+
+        static func install(_ account: Account, repo: String, read: Bool, write: Bool) async throws -> InstalledModule {
+            let module = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/modules",
+                                                    json: #"{"name":"Location","description":"store your location","url":"https://location.oydapp.eu"}"#, admin: true)
+            #expect(module.status == 201, "\(module.text)")
+            let id = try #require(module.json?["id"] as? Int)
+            let grant = try await platform.request(.POST, "/admin/v1/vault/modules/\(id)/permissions", json: #"{"repo":"\#(repo)","read":\#(read),"write":\#(write)}"#, admin: true)
+            #expect(grant.status == 200, "\(grant.text)")
+            return InstalledModule(id: id, uid: try #require(module.json?["uid"] as? String), secret: try #require(module.json?["secret"] as? String))
+        }
+
+        static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+        @Test func passwordLoginAnswersAsTheDocumentSays() async throws {
+            let account = try await Self.newUser(name: "Very long User Name with many words")
+            let reply = try await Self.login(account.email, "user_a")
+            #expect(reply.status == 200)
+            let body = try #require(reply.json)
+            #expect(Set(body.keys) == ["access_token", "token_type", "expires_in", "created_at", "username"])
+            #expect(body["token_type"] as? String == "bearer")
+            #expect(body["expires_in"] as? Int == 7200)
+            #expect(body["username"] as? String == "Very long User Name with many words")
+            #expect(abs(Double(body["created_at"] as? Int ?? 0) - Date().timeIntervalSince1970) < 60)
+            // JSON bodies too, and the email in any case.
+            let json = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"password","email":"\#(account.email.uppercased())","password":"user_a"}"#)
+            #expect(json.status == 200)
+
+            let wrong = try await Self.login(account.email, "nope")
+            #expect(wrong.status == 401)
+            #expect(wrong.text == #"{"error":"invalid_grant","error_description":"Invalid email or password"}"#)
+            let noGrant = try await platform.request(.POST, "/oauth/token", json: #"{"email":"x@y.z","password":"p"}"#)
+            #expect(noGrant.status == 400)
+            #expect(noGrant.json?["error"] as? String == "invalid_request")
+            let badGrant = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"implicit"}"#)
+            #expect(badGrant.status == 400)
+            #expect(badGrant.json?["error"] as? String == "unsupported_grant_type")
+        }
+
+        @Test func repeatedFailuresAreRefusedForAWhileThenTheOwnerGetsBackIn() async throws {
+            let account = try await Self.newUser()
+            for _ in 0..<5 { #expect(try await Self.login(account.email, "guess").status == 401) }
+            let locked = try await Self.login(account.email, "user_a")
+            #expect(locked.status == 429)
+            #expect(locked.json?["error"] as? String == "slow_down")
+            // The lock ends by itself (here: its end moved into the past).
+            _ = try platform.sql("UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email = '\(account.email)'")
+            #expect(try await Self.login(account.email, "user_a").status == 200)
+        }
+
+        @Test func modulesAreListedWithTheirLaunchURL() async throws {
+            let account = try await Self.newUser()
+            let empty = try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(account.token))
+            #expect(empty.status == 200)
+            #expect(empty.text == "[]")
+            let module = try await Self.install(account, repo: "oyd.location", read: true, write: true)
+            let list = try await platform.request(.GET, "/api/modules/index?access_token=\(account.token)")
+            let entry = try #require((try JSONSerialization.jsonObject(with: list.body) as? [[String: Any]])?.first)
+            #expect(entry["uid"] as? String == module.uid)
+            #expect(entry["secret"] as? String == module.secret)
+            #expect((entry["picture"] as? String)?.hasPrefix("data:image/png;base64,") == true)
+            let base = QRScanner.queryEncode(try platform.baseURL)
+            #expect(entry["launch_url"] as? String == "https://location.oydapp.eu?PIA_URL=\(base)&APP_KEY=\(module.uid)&APP_SECRET=\(module.secret)")
+            #expect(Set(entry.keys) == ["id", "name", "description", "url", "uid", "secret", "picture", "launch_url"])
+        }
+
+        @Test func tokensAreRequiredAndChecked() async throws {
+            let missing = try await platform.request(.GET, "/api/modules/index")
+            #expect(missing.status == 401)
+            #expect(missing.text == #"{"error":"invalid_token","error_description":"The access token is missing"}"#)
+            let forged = try await platform.request(.GET, "/api/modules/index", headers: Self.bearer("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0."))
+            #expect(forged.status == 401)
+            #expect(forged.json?["error"] as? String == "invalid_token")
+        }
+
+        @Test func sealWriteReadAndDecryptRoundTrip() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            _ = try await Self.install(account, repo: "oyd.location", read: true, write: true)
+            let auth = Self.bearer(account.token)
+            let key = try await platform.request(.GET, "/api/repos/oyd.location/pub_key", headers: auth)
+            #expect(key.status == 200)
+            #expect(Set(key.json?.keys.map { $0 } ?? []) == ["id", "identifier", "public_key"])
+            let publicKey = try #require(key.json?["public_key"] as? String)
+            #expect(publicKey.count == 64)
+
+            let message = #"{"latitude":47.0700467,"longitude":15.4288967,"altitude":1.34,"timestamp":"2017-12-28T00:49:22Z","datum":"EPSG:4326"}"#
+            let sealed = try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", message])
+            let record = sealed.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let written = try await platform.request(.POST, "/api/repos/oyd.location/items", json: record, headers: auth)
+            #expect(written.status == 200, "\(written.text)")
+            let id = try #require(written.json?["id"] as? Int)
+            // A retry of the same record (same nonce) is not stored again.
+            let retried = try await platform.request(.POST, "/api/repos/oyd.location/items", json: record, headers: auth)
+            #expect(retried.json?["id"] as? Int == id)
+
+            let read = try await platform.request(.GET, "/api/repos/oyd.location/items", headers: auth)
+            #expect(read.status == 200)
+            #expect(read.headers.first(name: "Total-Count") == "1")
+            let items = try #require(try JSONSerialization.jsonObject(with: read.body) as? [[String: Any]])
+            #expect(items.first?["id"] as? Int == id)
+            #expect(items.first?["version"] as? String == "0.4")
+
+            let decrypted = try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth)
+            #expect(decrypted.status == 200, "\(decrypted.text)")
+            let clear = try #require((try JSONSerialization.jsonObject(with: decrypted.body) as? [[String: Any]])?.first?["data"] as? [String: Any])
+            #expect(clear["latitude"] as? Double == 47.0700467)
+            let wrong = try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"nope!!"}"#, headers: auth)
+            #expect(wrong.status == 403)
+
+            // The server keeps no repo secret it could open alone: the key is sealed to the owner.
+            #expect(try platform.sql("SELECT octet_length(secret_sealed) FROM vault.repos r WHERE r.user_id = \(account.userID)") == "80")
+
+            // After a password change the new password opens the data and the old one no longer does.
+            let changed = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"Q/wdfbv67"}"#, headers: auth)
+            #expect(changed.status == 200, "\(changed.text)")
+            #expect(try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"Q/wdfbv67"}"#, headers: auth).status == 200)
+            #expect(try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth).status == 403)
+            #expect(try await Self.login(account.email, "Q/wdfbv67").status == 200)
+        }
+
+        @Test func batchesReportEachRecordAndWriteTheGoodOnes() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let auth = Self.bearer(account.token)
+            let batch = #"[{"latitude":1,"longitude":2},{"value":"zz","nonce":"00","version":"0.4"},{"latitude":3,"longitude":4}]"#
+            let reply = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: batch, headers: auth)
+            #expect(reply.status == 400)
+            let body = try #require(reply.json)
+            #expect(body["processed"] as? Int == 3)
+            let responses = try #require(body["responses"] as? [[String: Any]])
+            #expect(responses.map { $0["status"] as? Int } == [200, 400, 200])
+            #expect((responses[1]["error"] as? String)?.contains("hexadecimal") == true)
+            let good = #"[{"a":1},{"a":2}]"#
+            let ok = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: good, headers: auth)
+            #expect(ok.status == 200)
+            #expect(ok.json?["processed"] as? Int == 2)
+            let page = try await platform.request(.GET, "/api/repos/eu.ownyourdata.location/items?page=2&size=2", headers: auth)
+            #expect(page.headers.first(name: "Total-Count") == "4")
+            #expect(page.headers.first(name: "Link")?.contains(#"rel="prev""#) == true)
+            #expect((try JSONSerialization.jsonObject(with: page.body) as? [Any])?.count == 2)
+            let last = try await platform.request(.GET, "/api/repos/eu.ownyourdata.location/items?last=1", headers: auth)
+            #expect((try JSONSerialization.jsonObject(with: last.body) as? [[String: Any]])?.first?["a"] as? Int == 2)
+            let huge = "[" + Array(repeating: "{}", count: 1001).joined(separator: ",") + "]"
+            #expect(try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: huge, headers: auth).status == 413)
+            #expect(try await platform.request(.GET, "/api/repos/nothing.here/pub_key", headers: auth).status == 404)
+        }
+
+        @Test func moduleTokensReachOnlyTheReposTheyWereGranted() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let module = try await Self.install(account, repo: "oyd.readonly", read: true, write: false)
+            let token = try await platform.request(.POST, "/oauth/token", rawBody: Self.form([("grant_type", "client_credentials"), ("client_id", module.uid), ("client_secret", module.secret)]),
+                                                   headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            #expect(token.status == 200, "\(token.text)")
+            let moduleToken = try #require(token.json?["access_token"] as? String)
+            // HTTP Basic works as well.
+            let basic = Data("\(module.uid):\(module.secret)".utf8).base64EncodedString()
+            let viaBasic = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"client_credentials"}"#, headers: [("Authorization", "Basic \(basic)")])
+            #expect(viaBasic.status == 200)
+            let wrongSecret = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"client_credentials","client_id":"\#(module.uid)","client_secret":"nope"}"#)
+            #expect(wrongSecret.status == 401)
+            #expect(wrongSecret.json?["error"] as? String == "invalid_client")
+
+            let auth = Self.bearer(moduleToken)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.readonly/pub_key", headers: auth).status == 200)
+            let write = try await platform.request(.POST, "/api/repos/oyd.readonly/items", json: #"{"a":1}"#, headers: auth)
+            #expect(write.status == 403)
+            #expect(write.json?["error"] as? String == "forbidden")
+            _ = try await Self.install(account, repo: "oyd.other", read: false, write: true)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.other/pub_key", headers: auth).status == 403)
+            #expect(try await platform.request(.GET, "/api/modules/index", headers: auth).status == 403)
+        }
+
+        @Test func adminErrorsAndTheLoginQR() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let duplicate = try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"\#(account.email)","name":"x","password":"secret1"}"#, admin: true)
+            #expect(duplicate.status == 409)
+            #expect(try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"nope","name":"x","password":"secret1"}"#, admin: true).status == 422)
+            let module = try await Self.install(account, repo: "oyd.location", read: true, write: true)
+            let qr = try await platform.request(.GET, "/admin/v1/vault/modules/\(module.id)/qr", admin: true)
+            #expect(qr.status == 200)
+            let payload = try #require(try JSONSerialization.jsonObject(with: Data(try QRScanner.decode(qr.body))) as? [String: String])
+            #expect(payload == ["PIA_URL": platform.baseURL, "APP_KEY": module.uid, "APP_SECRET": module.secret])
+        }
+    }
+}
