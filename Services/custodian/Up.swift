@@ -18,6 +18,8 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Use this PostgreSQL (an administrator's URL) instead of a private cluster (default: CUSTODIAN_DATABASE_URL).")
     var databaseURL: String?
     @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
+    @Flag(help: "Do not load the demo data (the data vault's test users, module and repo) into a new data directory.")
+    var noDemo = false
 
     func run() async throws {
         let logger = Logger(label: "custodian")
@@ -105,7 +107,10 @@ struct Up: AsyncParsableCommand {
 
         let supervisor = Supervisor(programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
         let url = "\(scheme)://127.0.0.1:\(port)"
-        let announcer = ReadinessAnnouncer(url: url)
+        let demoMarker = dataDirectory + "/demo-loaded"
+        let announcer = ReadinessAnnouncer(
+            url: url, adminToken: Files.read(adminTokenPath) ?? "",
+            demoMarker: noDemo || FileManager.default.fileExists(atPath: demoMarker) ? nil : demoMarker)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: supervisor),
@@ -135,9 +140,13 @@ struct Up: AsyncParsableCommand {
     }
 }
 
-/// Prints `custodian ready: <url>` once the gateway's `/readyz` says every service is ready.
+/// Prints `custodian ready: <url>` once the gateway's `/readyz` says every service is ready, after loading
+/// the demo data when this is a new data directory.
 struct ReadinessAnnouncer: Service {
     let url: String
+    let adminToken: String
+    /// Where to note that the demo data is loaded; nil when it is not to be loaded.
+    let demoMarker: String?
 
     func run() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -153,6 +162,15 @@ struct ReadinessAnnouncer: Service {
             if let response = try? await client.execute(HTTPClientRequest(url: url + "/readyz"), timeout: .seconds(2)),
                 response.status == .ok
             {
+                if let demoMarker {
+                    do {
+                        let summary = try await DemoData(client: client, baseURL: url, adminToken: adminToken).load()
+                        try Files.write(summary, to: demoMarker, mode: 0o644)
+                        Console.say("demo       \(summary)")
+                    } catch {
+                        Console.warn("custodian: the demo data could not be loaded: \(error)")
+                    }
+                }
                 Console.say("custodian ready: \(url)")
                 return
             }

@@ -48,6 +48,18 @@ extension PlatformTests {
 
         static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
 
+        @Test func theDocumentsTestEnvironmentIsLoadedByCustodianUp() async throws {
+            let platform = try platform
+            #expect(platform.output.contains("demo       users user_a@ownyourdata.eu"))
+            let login = try await Self.login("user_a@ownyourdata.eu", "user_a")
+            #expect(login.json?["username"] as? String == "User A")
+            let token = try #require(login.json?["access_token"] as? String)
+            let modules = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(token)).body) as? [[String: Any]])
+            #expect(modules.map { $0["name"] as? String } == ["Location"])
+            #expect(try await platform.request(.GET, "/api/repos/oyd.location/pub_key", headers: Self.bearer(token)).status == 200)
+            #expect(try await Self.login("user_b@ownyourdata.eu", "Q/wdfbv67").json?["username"] as? String == "Very long User Name with many words")
+        }
+
         @Test func passwordLoginAnswersAsTheDocumentSays() async throws {
             let account = try await Self.newUser(name: "Very long User Name with many words")
             let reply = try await Self.login(account.email, "user_a")
