@@ -4,7 +4,7 @@ import Foundation
 import VaultService
 
 /// Client-side OwnYourData record encryption, as the app does it (seed 000, "Encrypting data").
-struct Vault: ParsableCommand {
+struct Vault: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encrypts and decrypts OwnYourData records.",
         subcommands: [Seal.self, Open.self])
@@ -30,17 +30,28 @@ struct Vault: ParsableCommand {
         }
     }
 
-    struct Open: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decrypts a record with the repo's secret key and prints the message.")
+    struct Open: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypts records: one given on standard input with the repo's secret key, or a repo's items from a data vault with the owner's password.")
 
-        @Option(help: "The repo's secret key (64 hex characters).") var secretKey: String
+        @Option(help: "The repo's secret key (64 hex characters), to open one record locally.") var secretKey: String?
         @Option(help: "The record as JSON (default: standard input).") var record: String?
+        @Option(help: "The data vault's URL, to decrypt a repo's items there.") var server: String?
+        @Option(help: "The owner's email.") var email: String?
+        @Option(help: "The owner's password (it opens the repo's key).") var password: String?
+        @Option(help: "The repo, e.g. oyd.location.") var repo: String?
+        @Flag(help: "Accept the server's certificate without checking it (a local self-signed one).") var insecure = false
 
-        func run() throws {
-            let text = record ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            guard let key = [UInt8](hex: secretKey), key.count == Sodium.boxKeyLength else {
-                throw ValidationError("--secret-key must be 64 hexadecimal characters")
+        func run() async throws {
+            if let server {
+                guard let email, let password, let repo else { throw ValidationError("--server needs --email, --password and --repo") }
+                print(try await VaultClient(server: server, insecure: insecure).decryptedItems(email: email, password: password, repo: repo))
+                return
             }
+            guard let secretKey, let key = [UInt8](hex: secretKey), key.count == Sodium.boxKeyLength else {
+                throw ValidationError("give --secret-key (64 hexadecimal characters), or --server with --email, --password and --repo")
+            }
+            let text = record ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             let parsed = try JSONDecoder().decode(OYDRecord.self, from: Data(text.utf8))
             print(try parsed.open(secretKey: key))
         }

@@ -153,6 +153,12 @@ extension PlatformTests {
             #expect(decrypted.status == 200, "\(decrypted.text)")
             let clear = try #require((try JSONSerialization.jsonObject(with: decrypted.body) as? [[String: Any]])?.first?["data"] as? [String: Any])
             #expect(clear["latitude"] as? Double == 47.0700467)
+            // The owner's command line does the same.
+            let opened = try platform.custodian(["vault", "open", "--server", platform.baseURL, "--insecure",
+                                                 "--email", account.email, "--password", "user_a", "--repo", "oyd.location"])
+            #expect(opened.status == 0, "\(opened.output)")
+            #expect(opened.output.contains(#""latitude":47.0700467"#))
+
             let wrong = try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"nope!!"}"#, headers: auth)
             #expect(wrong.status == 403)
 
