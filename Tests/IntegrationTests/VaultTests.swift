@@ -200,6 +200,36 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/api/repos/nothing.here/pub_key", headers: auth).status == 404)
         }
 
+        @Test func aRetriedBatchOfEncryptedRecordsStoresNothingTwice() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let auth = Self.bearer(account.token)
+            let created = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.batch"}"#, admin: true)
+            #expect(created.status == 201)
+            let publicKey = try #require(created.json?["public_key"] as? String)
+            let records = try (0..<2).map { index in
+                try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":\#(index)}"#]).output
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let batch = "[" + records.joined(separator: ",") + "]"
+            let first = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: batch, headers: auth)
+            let retry = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: batch, headers: auth)
+            #expect(first.status == 200)
+            #expect(retry.text == first.text, "the retry answers with the first ids")
+            #expect(try await platform.request(.GET, "/api/repos/oyd.batch/items", headers: auth).headers.first(name: "Total-Count") == "2")
+        }
+
+        @Test func adminRoutesValidateTheirInput() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let badModule = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/modules", json: #"{"name":"X","url":"ftp://nope"}"#, admin: true)
+            #expect(badModule.status == 422)
+            #expect((badModule.json?["error"] as? [String: String])?["message"] == "url: url must be an http(s) URL")
+            #expect(try await platform.request(.POST, "/admin/v1/vault/modules/999999/permissions", json: #"{"repo":"x","read":true,"write":true}"#, admin: true).status == 404)
+            #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"bad id!"}"#, admin: true).status == 400)
+            #expect(try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"a@b.c","name":"x","password":"secret1"}"#).status == 401)
+        }
+
         @Test func moduleTokensReachOnlyTheReposTheyWereGranted() async throws {
             let platform = try platform
             let account = try await Self.newUser()
