@@ -23,7 +23,7 @@ struct GatewayHarness {
         Route(.post, "/admin/v1/echo", service: "devices", rpc: "fake.echo", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/jwt", service: "devices", rpc: "fake.echo", auth: .jwt(kinds: ["app"]), style: .admin),
         Route(.get, "/device/opaque", service: "devices", rpc: "fake.echo", auth: .opaque(kind: "account"), style: .twomes),
-        Route(.post, "/register", service: "devices", rpc: "fake.echo", auth: .none, style: .opensense),
+        Route(.post, "/register", service: "devices", rpc: "fake.echo", auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.post, "/fail/{style}", service: "devices", rpc: "fake.fail", auth: .none, style: .twomes),
         Route(.post, "/oauth/fail", service: "devices", rpc: "fake.fail", auth: .none, style: .oyd),
         Route(.post, "/api/v1/fail", service: "devices", rpc: "fake.fail", auth: .none, style: .lemon),

@@ -198,6 +198,17 @@ extension PlatformTests {
             let huge = "[" + Array(repeating: "{}", count: 1001).joined(separator: ",") + "]"
             #expect(try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: huge, headers: auth).status == 413)
             #expect(try await platform.request(.GET, "/api/repos/nothing.here/pub_key", headers: auth).status == 404)
+            // Hex digits from elsewhere in Unicode are not hex.
+            let fullwidth = #"{"value":"００","nonce":"59b142f13c9520cd203effa2a96dbe589defb3c1e021876e","version":"0.4"}"#
+            let refused = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: fullwidth, headers: auth)
+            #expect(refused.status == 400)
+            #expect(try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth).status == 200)
+            // A JSON record sent as curl -d labels it (a form) is still JSON here.
+            let labelledForm = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", rawBody: Data(#"{"b":7}"#.utf8),
+                                                          headers: auth + [("Content-Type", "application/x-www-form-urlencoded")])
+            #expect(labelledForm.status == 200)
+            let newest = try await platform.request(.GET, "/api/repos/eu.ownyourdata.location/items?last=1", headers: auth)
+            #expect((try JSONSerialization.jsonObject(with: newest.body) as? [[String: Any]])?.first?["b"] as? Int == 7)
         }
 
         @Test func aRetriedBatchOfEncryptedRecordsStoresNothingTwice() async throws {
@@ -226,6 +237,7 @@ extension PlatformTests {
             #expect(badModule.status == 422)
             #expect((badModule.json?["error"] as? [String: String])?["message"] == "url: url must be an http(s) URL")
             #expect(try await platform.request(.POST, "/admin/v1/vault/modules/999999/permissions", json: #"{"repo":"x","read":true,"write":true}"#, admin: true).status == 404)
+            #expect(try await platform.request(.POST, "/admin/v1/vault/users/999999/modules", json: #"{"name":"Orphan","url":"https://x.example"}"#, admin: true).status == 404)
             #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"bad id!"}"#, admin: true).status == 400)
             #expect(try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"a@b.c","name":"x","password":"secret1"}"#).status == 401)
         }
@@ -251,9 +263,18 @@ extension PlatformTests {
             let write = try await platform.request(.POST, "/api/repos/oyd.readonly/items", json: #"{"a":1}"#, headers: auth)
             #expect(write.status == 403)
             #expect(write.json?["error"] as? String == "forbidden")
-            _ = try await Self.install(account, repo: "oyd.other", read: false, write: true)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.readonly/items", headers: auth).status == 200)
+            let writer = try await Self.install(account, repo: "oyd.other", read: false, write: true)
             #expect(try await platform.request(.GET, "/api/repos/oyd.other/pub_key", headers: auth).status == 403)
-            #expect(try await platform.request(.GET, "/api/modules/index", headers: auth).status == 403)
+            // A write-only module gets the key to encrypt with, and may write, but not read.
+            let writerToken = try #require(try await platform.request(.POST, "/oauth/token",
+                json: #"{"grant_type":"client_credentials","client_id":"\#(writer.uid)","client_secret":"\#(writer.secret)"}"#).json?["access_token"] as? String)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.other/pub_key", headers: Self.bearer(writerToken)).status == 200)
+            #expect(try await platform.request(.POST, "/api/repos/oyd.other/items", json: #"{"a":1}"#, headers: Self.bearer(writerToken)).status == 200)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.other/items", headers: Self.bearer(writerToken)).status == 403)
+            // A login QR's key and secret log the app in: the module's token lists its user's modules.
+            #expect(token.json?["username"] as? String == "User A")
+            #expect(try await platform.request(.GET, "/api/modules/index", headers: auth).status == 200)
         }
 
         @Test func adminErrorsAndTheLoginQR() async throws {

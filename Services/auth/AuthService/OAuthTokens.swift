@@ -44,7 +44,8 @@ struct OAuthTokens: Sendable {
         }
         let key = VaultUsers.normalised(email)
         if let lockedFor = try await lockedSeconds(key, logger: context.logger) {
-            throw Self.error(.tooManyRequests, "slow_down", "Too many failed logins; try again in \(max(1, lockedFor / 60)) minutes")
+            let minutes = (lockedFor + 59) / 60
+            throw Self.error(.tooManyRequests, "slow_down", "Too many failed logins; try again in \(minutes) minute\(minutes == 1 ? "" : "s")")
         }
         let user = try await users.find(email: key, logger: context.logger)
         // An unknown email costs as much as a wrong password, so that timing tells nothing.
@@ -83,7 +84,9 @@ struct OAuthTokens: Sendable {
         let (token, claims) = try await issuer.issue(
             subject: String(module.moduleID), kind: "module", session: nil, scopes: ["user:\(module.userID)"],
             lifetime: TimeInterval(Self.lifetime), logger: context.logger)
-        return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: nil)
+        // The app logs in with a module's key from a login QR code and shows the owner's name like after a password login.
+        let owner = try await users.name(id: module.userID, logger: context.logger)
+        return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: owner)
     }
 
     /// Seconds the email is still locked for, if it is.
@@ -107,6 +110,10 @@ struct OAuthTokens: Sendable {
             """, logger: logger)
         var failures = 1
         for try await count in rows.decode(Int.self) { failures = count }
+        // Rows of long-quiet emails go, so that guessing emails does not grow the table for ever.
+        try await database.query(
+            "DELETE FROM auth.login_failures WHERE window_started < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())",
+            logger: logger)
         if failures >= Self.failuresBeforeLock {
             try await database.query(
                 "UPDATE auth.login_failures SET locked_until = now() + \(Self.lockSeconds) * interval '1 second', failures = 0, window_started = now() WHERE email = \(email)",

@@ -28,7 +28,7 @@ struct VaultUsers: Sendable {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let request = try input.decodeBody(as: CreateRequest.self)
         let email = Self.normalised(request.email)
-        guard email.count <= 254, email.split(separator: "@").count == 2, !email.contains(" ") else {
+        guard email.count <= 254, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) != nil else {
             throw RPCError.validation(location: ["body", "email"], message: "email must be an email address")
         }
         guard (1...200).contains(request.name.count) else {
@@ -72,6 +72,13 @@ struct VaultUsers: Sendable {
         return nil
     }
 
+    func name(id: Int64, logger: Logger) async throws -> String? {
+        for try await name in try await database.query("SELECT name FROM auth.vault_users WHERE id = \(id)", logger: logger).decode(String.self) {
+            return name
+        }
+        return nil
+    }
+
     struct PasswordChange: Decodable {
         var current_password: String
         var new_password: String
@@ -90,14 +97,23 @@ struct VaultUsers: Sendable {
         for try await hash in try await database.query("SELECT password_hash FROM auth.vault_users WHERE id = \(id)", logger: context.logger).decode(String.self) {
             stored = hash
         }
+        // 403, not 401: the token is fine, and apps log out on a 401.
         guard let stored, Sodium.verifyPassword(request.current_password, hash: stored) else {
-            throw RPCError.unauthenticated("The current password is wrong", reason: "invalid_grant")
+            throw RPCError.forbidden("The current password is wrong", reason: "wrong_password")
         }
+        let newHash = try Sodium.passwordHash(request.new_password)
         _ = try await services.call("vault", "vault.users.reseal",
                                     input: VaultUserReseal(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
                                     context: context, as: Empty.self)
-        try await database.query(
-            "UPDATE auth.vault_users SET password_hash = \(try Sodium.passwordHash(request.new_password)) WHERE id = \(id)", logger: context.logger)
+        do {
+            try await database.query("UPDATE auth.vault_users SET password_hash = \(newHash) WHERE id = \(id)", logger: context.logger)
+        } catch {
+            // Login and vault must keep opening with the same password: put the vault's key back.
+            _ = try? await services.call("vault", "vault.users.reseal",
+                                         input: VaultUserReseal(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
+                                         context: context, as: Empty.self)
+            throw error
+        }
         return ["status": "ok"]
     }
 }

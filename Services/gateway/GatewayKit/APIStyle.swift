@@ -16,9 +16,6 @@ public enum APIStyle: String, Sendable, CaseIterable {
         return prefixes.first { path.hasPrefix($0.0) }?.1 ?? .admin
     }
 
-    /// Whether the API's clients post `application/x-www-form-urlencoded` bodies.
-    var acceptsFormBodies: Bool { self == .opensense || self == .oyd }
-
     /// The body of a successful response.
     func successBody(_ result: JSONValue, status: HTTPResponse.Status) -> JSONValue {
         switch self {

@@ -16,6 +16,9 @@ public struct Route: Sendable {
     /// Request headers the service gets in ``HTTPInput/headers`` (a link resolver tells phones from
     /// desktops by `User-Agent`); none by default, so services see no more of a request than they need.
     public var forwardedHeaders: [HTTPField.Name]
+    /// Whether `application/x-www-form-urlencoded` bodies are parsed as forms (OpenSense's client, OAuth token
+    /// requests); elsewhere a body is JSON whatever its label, so that `curl -d '{…}'` works.
+    public var acceptsFormBodies: Bool
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -29,7 +32,7 @@ public struct Route: Sendable {
 
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
-                forwardedHeaders: [HTTPField.Name] = []) {
+                forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false) {
         self.method = method
         self.path = path
         self.service = service
@@ -39,6 +42,7 @@ public struct Route: Sendable {
         self.successStatus = successStatus
         self.rendering = rendering
         self.forwardedHeaders = forwardedHeaders
+        self.acceptsFormBodies = acceptsFormBodies
     }
 }
 
@@ -62,7 +66,8 @@ public enum RouteTable {
     /// The OwnYourData data vault (seed 000) and its administration.
     static let vault: [Route] = [
         // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
-        Route(.post, "/oauth/token", service: "auth", rpc: "auth.oauth.token", auth: .none, style: .oyd, forwardedHeaders: [.authorization]),
+        Route(.post, "/oauth/token", service: "auth", rpc: "auth.oauth.token", auth: .none, style: .oyd, forwardedHeaders: [.authorization],
+              acceptsFormBodies: true),
         Route(.get, "/api/modules/index", service: "vault", rpc: "vault.modules.index", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
         Route(.get, "/api/repos/{identifier}/pub_key", service: "vault", rpc: "vault.repos.pubKey", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.write", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
@@ -78,9 +83,9 @@ public enum RouteTable {
 
     /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
     static let openSense: [Route] = [
-        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense),
+        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/config", service: "devices", rpc: "devices.opensense.config", auth: .none, style: .opensense),
-        Route(.post, "/upload", service: "devices", rpc: "devices.opensense.upload", auth: .none, style: .opensense),
+        Route(.post, "/upload", service: "devices", rpc: "devices.opensense.upload", auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/admin/v1/opensense/devices", service: "devices", rpc: "devices.opensense.devices", auth: .admin, style: .admin),
         Route(.get, "/admin/v1/opensense/devices/{device_id}/key", service: "devices", rpc: "devices.opensense.key", auth: .admin, style: .admin),
         Route(.put, "/admin/v1/opensense/config", service: "devices", rpc: "devices.opensense.replaceConfig", auth: .admin, style: .admin),

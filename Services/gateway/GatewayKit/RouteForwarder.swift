@@ -92,7 +92,7 @@ struct RouteForwarder: Sendable {
         let data = Data(buffer.readableBytesView)
         // Form bodies only where the API takes them (OpenSense's client, OAuth token requests); elsewhere the
         // body is JSON whatever the client labelled it, as the Twomes backend does.
-        if route.style.acceptsFormBodies,
+        if route.acceptsFormBodies,
             request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         {
             guard let fields = Self.formFields(data) else { throw route.style.malformedBody("The form body is not valid URL encoding") }

@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianSodium
 import Foundation
 import Logging
 import PostgresNIO
@@ -26,7 +27,7 @@ struct Items: Sendable {
             throw RPCError(.payloadTooLarge, reason: "batch_too_large", message: "A batch may hold at most \(Self.maximumBatch) records")
         }
         guard !records.isEmpty else { throw RPCError.badRequest("The batch is empty", reason: "invalid_request") }
-        let repo = try await repos.access(input, context: context, write: true, createIfMissing: true)
+        let repo = try await repos.access(input, context: context, need: .write, createIfMissing: true)
 
         var responses: [JSONValue] = []
         for record in records {
@@ -56,10 +57,10 @@ struct Items: Sendable {
         }
         var nonce: String?
         if fields["version"] == .string("0.4") {
-            guard let value = fields["value"]?.stringValue, !value.isEmpty, value.count % 2 == 0, value.allSatisfy(\.isHexDigit) else {
+            guard let value = fields["value"]?.stringValue, !value.isEmpty, [UInt8](hex: value) != nil else {
                 throw RPCError.badRequest("An encrypted record (version 0.4) needs a hexadecimal value")
             }
-            guard let given = fields["nonce"]?.stringValue, given.count == 48, given.allSatisfy(\.isHexDigit) else {
+            guard let given = fields["nonce"]?.stringValue, given.utf8.count == 48, [UInt8](hex: given) != nil else {
                 throw RPCError.badRequest("An encrypted record (version 0.4) needs a nonce of 48 hexadecimal characters")
             }
             nonce = given.lowercased()
@@ -98,16 +99,17 @@ struct Items: Sendable {
 
     /// `GET /api/repos/{identifier}/items?page=&size=&last=&last_days=`, newest last, with `Total-Count` and `Link`.
     func read(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        let repo = try await repos.access(input, context: context, write: false, createIfMissing: false)
+        let repo = try await repos.access(input, context: context, need: .read, createIfMissing: false)
         let paging = try Self.page(input)
         let (items, total) = try await fetch(repo: repo, paging: paging, logger: context.logger)
         var headers = ["Total-Count": String(total)]
         let pages = max(1, (total + paging.size - 1) / paging.size)
         var links: [String] = []
         let base = "/api/repos/\(repo.identifier)/items"
-        func link(_ page: Int, _ rel: String) -> String { "<\(base)?page=\(page)&size=\(paging.size)>; rel=\"\(rel)\"" }
+        let narrowing = (paging.last.map { "&last=\($0)" } ?? "") + (paging.lastDays.map { "&last_days=\($0)" } ?? "")
+        func link(_ page: Int, _ rel: String) -> String { "<\(base)?page=\(page)&size=\(paging.size)\(narrowing)>; rel=\"\(rel)\"" }
         if paging.page < pages { links.append(link(paging.page + 1, "next")) }
-        if paging.page > 1 { links.append(link(paging.page - 1, "prev")) }
+        if paging.page > 1 { links.append(link(min(paging.page - 1, pages), "prev")) }
         links.append(link(1, "first"))
         links.append(link(pages, "last"))
         headers["Link"] = links.joined(separator: ", ")
@@ -163,7 +165,7 @@ struct Items: Sendable {
         let principal = try VaultPrincipal(context)
         guard principal.kind == .user else { throw RPCError.forbidden("Only the repo's owner can decrypt its items", reason: "forbidden") }
         let password = try input.decodeBody(as: DecryptRequest.self).password
-        let repo = try await repos.access(input, context: context, write: false, createIfMissing: false)
+        let repo = try await repos.access(input, context: context, need: .read, createIfMissing: false)
         let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: password, logger: context.logger)
         let (items, _) = try await fetch(repo: repo, paging: try Self.page(input), logger: context.logger)
         return items.map { item in

@@ -9,6 +9,7 @@ import PostgresNIO
 /// and able to obtain client-credential tokens limited to the repos they were granted.
 struct Modules: Sendable {
     let database: PostgresClient
+    let keys: UserKeys
     let sealer: Sealer
     let publicBaseURL: String
     let services: RPCClient
@@ -28,10 +29,10 @@ struct Modules: Sendable {
         var launch_url: String
     }
 
-    /// `GET /api/modules/index`: the user's modules, `[]` when there are none.
+    /// `GET /api/modules/index`: the user's modules, `[]` when there are none. A module's token lists its
+    /// user's modules too: the app logs in with a module's key and secret from a login QR code (Login screen 2a).
     func index(_ input: HTTPInput, context: CallContext) async throws -> [Entry] {
         let principal = try VaultPrincipal(context)
-        guard principal.kind == .user else { throw RPCError.forbidden("Only the vault's owner lists its modules", reason: "forbidden") }
         let rows = try await database.query(
             "SELECT id, name, description, url, picture, uid, secret_sealed FROM vault.modules WHERE user_id = \(principal.userID) ORDER BY id",
             logger: context.logger)
@@ -49,7 +50,8 @@ struct Modules: Sendable {
         func encode(_ value: String) -> String {
             value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
         }
-        return "\(moduleURL)?PIA_URL=\(encode(publicBaseURL))&APP_KEY=\(encode(uid))&APP_SECRET=\(encode(secret))"
+        let separator = moduleURL.contains("?") ? "&" : "?"
+        return "\(moduleURL)\(separator)PIA_URL=\(encode(publicBaseURL))&APP_KEY=\(encode(uid))&APP_SECRET=\(encode(secret))"
     }
 
     static func sealingContext(_ uid: String) -> String { "vault-module-secret:\(uid)" }
@@ -92,7 +94,9 @@ struct Modules: Sendable {
     /// `POST /admin/v1/vault/users/{user_id}/modules`: installs a module; uid and secret are generated.
     func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
         try requireAdmin(context)
-        guard let userID = input.path["user_id"].flatMap(Int64.init) else { throw RPCError.notFound("No such user", reason: "not_found") }
+        guard let userID = input.path["user_id"].flatMap(Int64.init),
+            (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil
+        else { throw RPCError.notFound("No such user", reason: "not_found") }
         let request = try input.decodeBody(as: CreateRequest.self)
         guard (1...200).contains(request.name.count) else {
             throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")

@@ -32,12 +32,16 @@ struct Repos: Sendable {
 
     /// `GET /api/repos/{identifier}/pub_key`.
     func publicKey(_ input: HTTPInput, context: CallContext) async throws -> PublicKeyReply {
-        let repo = try await access(input, context: context, write: false, createIfMissing: false)
+        let repo = try await access(input, context: context, need: .publicKey, createIfMissing: false)
         return PublicKeyReply(id: repo.id, identifier: repo.identifier, public_key: repo.publicKey.hex)
     }
 
+    /// What a request wants of a repo: its public key (to encrypt for it: readers and writers), its items
+    /// (readers), or to add items (writers).
+    enum Need { case publicKey, read, write }
+
     /// The repo a request may use: the caller's own, or for a module one it holds a permission on.
-    func access(_ input: HTTPInput, context: CallContext, write: Bool, createIfMissing: Bool) async throws -> Repo {
+    func access(_ input: HTTPInput, context: CallContext, need: Need, createIfMissing: Bool) async throws -> Repo {
         let principal = try VaultPrincipal(context)
         let identifier = try Self.validIdentifier(input.path["identifier"] ?? "")
         switch principal.kind {
@@ -53,9 +57,14 @@ struct Repos: Sendable {
                 WHERE r.user_id = \(principal.userID) AND r.identifier = \(identifier)
                 """, logger: context.logger)
             for try await (id, name, key, canRead, canWrite) in rows.decode((Int64, String, Data, Bool?, Bool?).self) {
-                let allowed = write ? (canWrite ?? false) : ((canRead ?? false) || (canWrite ?? false))
+                let (read, write) = (canRead ?? false, canWrite ?? false)
+                let allowed = switch need {
+                case .publicKey: read || write
+                case .read: read
+                case .write: write
+                }
                 guard allowed else {
-                    throw RPCError.forbidden("This module may not \(write ? "write to" : "read") repo \(identifier)", reason: "forbidden")
+                    throw RPCError.forbidden("This module may not \(need == .write ? "write to" : "read") repo \(identifier)", reason: "forbidden")
                 }
                 return Repo(id: id, identifier: name, publicKey: Array(key))
             }
@@ -105,7 +114,7 @@ struct Repos: Sendable {
     /// `POST /admin/v1/vault/users/{user_id}/repos {"identifier"}`.
     func create(_ input: HTTPInput, context: CallContext) async throws -> PublicKeyReply {
         try requireAdmin(context)
-        guard let userID = input.path["user_id"].flatMap(Int64.init) else {
+        guard let userID = input.path["user_id"].flatMap(Int64.init), (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil else {
             throw RPCError.notFound("No such user", reason: "not_found")
         }
         let identifier = try Self.validIdentifier(try input.decodeBody(as: CreateRequest.self).identifier)

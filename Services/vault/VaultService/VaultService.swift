@@ -10,7 +10,7 @@ public enum VaultService {
         let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
         let publicBaseURL = environment.configuration.string("CUSTODIAN_PUBLIC_BASE_URL", default: "https://127.0.0.1:8443")
         let keys = UserKeys(database: database)
-        let modules = Modules(database: database, sealer: sealer, publicBaseURL: publicBaseURL, services: environment.services)
+        let modules = Modules(database: database, keys: keys, sealer: sealer, publicBaseURL: publicBaseURL, services: environment.services)
         let repos = Repos(database: database, keys: keys)
         let items = Items(database: database, repos: repos)
 
