@@ -64,6 +64,21 @@ let package = Package(
             path: "Shared/JWT",
             swiftSettings: settings
         ),
+        // libsodium, through pkg-config: Argon2id and XChaCha20-Poly1305 for the geotag route format.
+        .systemLibrary(
+            name: "CSodium",
+            path: "Shared/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        // What a geotag client does (docs/geotag.md): signing requests, the route nonce and QR text, sealing
+        // routes, reading GPX. The routes service checks signatures with the same code.
+        .target(
+            name: "CustodianGeotag",
+            dependencies: ["CSodium", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/Geotag",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianRuntime",
             dependencies: [
@@ -87,6 +102,7 @@ let package = Package(
                 "CustodianJWT",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/gateway/GatewayKit",
             swiftSettings: settings
@@ -133,16 +149,27 @@ let package = Package(
         ),
         .executableTarget(name: "links", dependencies: ["LinksService"], path: "Services/links/Main", swiftSettings: settings),
 
+        .target(
+            name: "RoutesService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/routes/RoutesService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "routes", dependencies: ["RoutesService"], path: "Services/routes/Main", swiftSettings: settings),
+
         // Domains that later issues fill in: they already run, migrate their schema and answer system.*.
         .executableTarget(name: "vault", dependencies: ["CustodianRuntime"], path: "Services/vault/Main", swiftSettings: settings),
-        .executableTarget(name: "routes", dependencies: ["CustodianRuntime"], path: "Services/routes/Main", swiftSettings: settings),
         .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
 
         // MARK: Command line
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "RoutesService", "CustodianGeotag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -175,6 +202,11 @@ let package = Package(
             path: "Tests/LinksTests"
         ),
         .testTarget(
+            name: "RoutesTests",
+            dependencies: ["RoutesService", "CustodianGeotag", "CustodianRPC"],
+            path: "Tests/RoutesTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",
@@ -186,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
