@@ -105,7 +105,7 @@ public struct Consumers: Sendable {
     /// Binds a sealed secret to its consumer, so that it opens for no other row.
     static func sealingContext(_ key: String) -> String { "routes-consumer-secret:\(key)" }
 
-    static func validName(_ text: String) -> String? {
+    public static func validName(_ text: String) -> String? {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...maximumNameLength).contains(name.count),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })

@@ -67,15 +67,15 @@ struct RouteUpload: Equatable {
             default: digits.append(byte)
             }
         }
-        // Decoded size is three quarters of the digits: refuse a route that is too large before decoding it.
-        let size = digits.count / 4 * 3
-        guard size <= maximumSize + 3 else { throw tooLarge(size) }
         while digits.last == UInt8(ascii: "=") { digits.removeLast() }
+        // Without padding, the decoded size is exactly three quarters of the digits: a route that is too large
+        // is refused before it is decoded.
+        let size = digits.count * 3 / 4
+        guard size <= maximumSize else { throw tooLarge(size) }
         guard digits.count % 4 != 1 else { throw notBase64 }
         digits += [UInt8](repeating: UInt8(ascii: "="), count: (4 - digits.count % 4) % 4)
         guard let blob = Data(base64Encoded: Data(digits)) else { throw notBase64 }
         guard !blob.isEmpty else { throw missingRoute }
-        guard blob.count <= maximumSize else { throw tooLarge(blob.count) }
         return blob
     }
 
@@ -83,7 +83,7 @@ struct RouteUpload: Equatable {
 
     static func tooLarge(_ size: Int) -> RPCError {
         RPCError(.payloadTooLarge, reason: "route_too_large",
-                 message: "The encrypted route has about \(size) bytes; at most \(maximumSize) are accepted")
+                 message: "The encrypted route has \(size) bytes; at most \(maximumSize) are accepted")
     }
 }
 
