@@ -93,7 +93,9 @@ struct GeotagClient {
 
         var tls = TLSConfiguration.makeClientConfiguration()
         if insecure { tls.certificateVerification = .none }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        // A server that refuses connections is retried until the connect timeout: keep the wait short.
+        let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
         let exchange: Result<(HTTPResponseStatus, ByteBuffer), any Error>
         do {
             let response = try await client.execute(request, timeout: .seconds(60))

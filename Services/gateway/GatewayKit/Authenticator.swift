@@ -9,8 +9,8 @@ struct Authenticator: Sendable {
     let rpc: RPCClient
     let accessTokens: AccessTokenVerifier
 
-    /// `body` is the request's whole body, already collected: a signature covers it.
-    func authenticate(_ route: Route, request: Request, body: ByteBuffer, context: inout CallContext) async throws {
+    /// `body` is the request's whole body, collected beforehand for the schemes whose credential covers it.
+    func authenticate(_ route: Route, request: Request, body: ByteBuffer?, context: inout CallContext) async throws {
         switch route.auth {
         case .none:
             return
@@ -41,6 +41,8 @@ struct Authenticator: Sendable {
             }
             context.principal = Principal(kind: claims.kind, id: claims.subject, session: claims.session, scopes: claims.scopes)
         case .signature:
+            // The forwarder reads the body first for this scheme (`coversBody`); without it nothing can be checked.
+            guard let body else { throw GatewayError.internal(style: route.style) }
             let check = try SignedRequest.check(request, body: body, style: route.style)
             do {
                 context.principal = try await rpc.call(
@@ -62,6 +64,11 @@ struct Authenticator: Sendable {
         guard parts[0].lowercased() == "bearer" else { throw style.wrongAuthorizationScheme() }
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
+}
+
+extension AuthScheme {
+    /// Whether the credential covers the body, which must then be read before the check.
+    var coversBody: Bool { self == .signature }
 }
 
 struct TokenInput: Codable, Sendable {

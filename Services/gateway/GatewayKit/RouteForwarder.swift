@@ -19,9 +19,16 @@ struct RouteForwarder: Sendable {
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
         var callContext = CallContext(
             requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
-        // The body comes first: a signed request's signature covers it.
-        let rawBody = try await collectBody(of: request)
-        try await authenticator.authenticate(route, request: request, body: rawBody, context: &callContext)
+        // A signature covers the body, so a signed route reads it first; every other scheme is checked before
+        // the body is read, so that a stranger's oversize body gets a 401, not a 413 (docs/operations.md).
+        let rawBody: ByteBuffer
+        if route.auth.coversBody {
+            rawBody = try await collectBody(of: request)
+            try await authenticator.authenticate(route, request: request, body: rawBody, context: &callContext)
+        } else {
+            try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
+            rawBody = try await collectBody(of: request)
+        }
 
         let input = HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
                               headers: forwardedHeaders(request))
