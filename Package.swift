@@ -71,12 +71,19 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        // What a geotag client does (docs/geotag.md): signing requests, the route nonce and QR text, sealing
-        // routes, reading GPX. The routes service checks signatures with the same code.
+        // The geotag wire formats (docs/geotag.md): signed requests, the route nonce, QR text and lookup id,
+        // the tracks JSON. The routes service checks signatures with the same code.
         .target(
             name: "CustodianGeotag",
-            dependencies: ["CSodium", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/Geotag",
+            swiftSettings: settings
+        ),
+        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML).
+        .target(
+            name: "GeotagClient",
+            dependencies: ["CustodianGeotag", "CSodium"],
+            path: "Shared/GeotagClient",
             swiftSettings: settings
         ),
         .target(
@@ -169,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService", "RoutesService", "CustodianGeotag",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "RoutesService", "CustodianGeotag", "GeotagClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -203,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RoutesTests",
-            dependencies: ["RoutesService", "CustodianGeotag", "CustodianRPC"],
+            dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
             path: "Tests/RoutesTests"
         ),
         .testTarget(
@@ -218,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

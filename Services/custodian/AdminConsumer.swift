@@ -14,7 +14,7 @@ extension Admin {
             discussion: "The secret is stored sealed with the deployment's sealing key, which must be the one the routes service uses.")
 
         @OptionGroup var database: DatabaseOption
-        @Option(help: "What the consumer is (an app, a tool), to tell consumers apart.") var name: String
+        @Option(parsing: .unconditional, help: "What the consumer is (an app, a tool), to tell consumers apart.") var name: String
         @Option(help: "The deployment's sealing key file (default: CUSTODIAN_SEALING_KEY or CUSTODIAN_SEALING_KEY_FILE; `custodian up` keeps it in <data-dir>/secrets/sealing-key).")
         var sealingKeyFile: String?
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import CustodianGeotag
+import GeotagClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -24,10 +25,13 @@ struct RouteCommand: AsyncParsableCommand {
                 """)
 
         @Option(help: "The GPX file with the track(s).") var gpx: String
-        @Option(help: "The passphrase the route is encrypted with (default: CUSTODIAN_ROUTE_PASSPHRASE).") var passphrase: String?
+        // Keys and secrets are URL-safe base64 and may start with "-", as may a passphrase: the next argument is
+        // the value whatever it looks like.
+        @Option(parsing: .unconditional, help: "The passphrase the route is encrypted with (default: CUSTODIAN_ROUTE_PASSPHRASE).")
+        var passphrase: String?
         @Option(help: "The gateway's URL, e.g. https://127.0.0.1:8443.") var server: String
-        @Option(help: "The API consumer key (default: CUSTODIAN_API_KEY).") var key: String?
-        @Option(help: "The API consumer secret (default: CUSTODIAN_API_SECRET).") var secret: String?
+        @Option(parsing: .unconditional, help: "The API consumer key (default: CUSTODIAN_API_KEY).") var key: String?
+        @Option(parsing: .unconditional, help: "The API consumer secret (default: CUSTODIAN_API_SECRET).") var secret: String?
         @Option(help: "The accuracy in metres recorded for every fix (GPX has none).") var accuracy: Double = 10
         @Flag(help: "Do not verify the server's TLS certificate (a local self-signed one).") var insecure = false
 
@@ -58,7 +62,11 @@ struct RouteCommand: AsyncParsableCommand {
             print("qr_text        \(qr.text)")
             print("lookup_id      \(nonce.lookupID)")
             print("creation_time  \(stored.creation_time)")
-            let skipped = read.skippedPoints > 0 ? " (\(read.skippedPoints) points without a time left out)" : ""
+            let skipped = switch read.skippedPoints {
+            case 0: ""
+            case 1: " (1 point without a time left out)"
+            case let count: " (\(count) points without a time left out)"
+            }
             print("tracks         \(read.tracks.tracks.count), \(read.tracks.fixCount) fixes\(skipped)")
         }
     }

@@ -1,4 +1,5 @@
 import CustodianGeotag
+import GeotagClient
 import Foundation
 import Testing
 

@@ -56,24 +56,28 @@ struct RouteUpload: Equatable {
         }
     }
 
-    static func decode(_ text: String) throws -> Data {
-        var digits: [UInt8] = []
-        digits.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): continue
-            case UInt8(ascii: "-"): digits.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): digits.append(UInt8(ascii: "/"))
-            default: digits.append(byte)
+    static func decode(_ text: String, maximumSize: Int = maximumSize) throws -> Data {
+        var text = text
+        var digits: [UInt8] = text.withUTF8 { bytes in
+            var digits: [UInt8] = []
+            digits.reserveCapacity(bytes.count)
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09, 0x0d, 0x0a: continue  // space, tab, CR, LF
+                case 0x2d: digits.append(0x2b)  // URL-safe "-" is "+"
+                case 0x5f: digits.append(0x2f)  // URL-safe "_" is "/"
+                default: digits.append(byte)
+                }
             }
+            return digits
         }
-        while digits.last == UInt8(ascii: "=") { digits.removeLast() }
+        while digits.last == 0x3d { digits.removeLast() }  // "="
         // Without padding, the decoded size is exactly three quarters of the digits: a route that is too large
         // is refused before it is decoded.
         let size = digits.count * 3 / 4
-        guard size <= maximumSize else { throw tooLarge(size) }
+        guard size <= maximumSize else { throw tooLarge(size, maximumSize: maximumSize) }
         guard digits.count % 4 != 1 else { throw notBase64 }
-        digits += [UInt8](repeating: UInt8(ascii: "="), count: (4 - digits.count % 4) % 4)
+        digits += [UInt8](repeating: 0x3d, count: (4 - digits.count % 4) % 4)
         guard let blob = Data(base64Encoded: Data(digits)) else { throw notBase64 }
         guard !blob.isEmpty else { throw missingRoute }
         return blob
@@ -81,7 +85,7 @@ struct RouteUpload: Equatable {
 
     static let notBase64 = RPCError.badRequest("The route is not valid base64", reason: "invalid_base64")
 
-    static func tooLarge(_ size: Int) -> RPCError {
+    static func tooLarge(_ size: Int, maximumSize: Int) -> RPCError {
         RPCError(.payloadTooLarge, reason: "route_too_large",
                  message: "The encrypted route has \(size) bytes; at most \(maximumSize) are accepted")
     }

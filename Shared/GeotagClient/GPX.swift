@@ -1,3 +1,4 @@
+import CustodianGeotag
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,4 +1,5 @@
 import CSodium
+import CustodianGeotag
 import Foundation
 
 /// The route encryption the app performs before upload (SRR-18), version 1 (docs/geotag.md, "Route format"):
@@ -19,17 +20,20 @@ public enum RouteSealer {
     public static let memLimit = Int(crypto_pwhash_argon2id_MEMLIMIT_INTERACTIVE)
 
     public static func seal(tracks: Tracks, passphrase: String, nonce: RouteNonce) throws -> Data {
-        try seal(plaintext: tracks.json(), passphrase: passphrase, nonce: nonce)
+        try seal(plaintext: tracks.json(), key: RouteKey(passphrase: passphrase, nonce: nonce))
     }
 
     public static func open(_ blob: Data, passphrase: String, nonce: RouteNonce) throws -> Tracks {
-        try Tracks(json: open(plaintextOf: blob, passphrase: passphrase, nonce: nonce))
+        try open(blob, key: RouteKey(passphrase: passphrase, nonce: nonce))
+    }
+
+    public static func open(_ blob: Data, key: RouteKey) throws -> Tracks {
+        try Tracks(json: open(plaintextOf: blob, key: key))
     }
 
     /// `aeadNonce` is random unless a test vector fixes it.
-    public static func seal(plaintext: Data, passphrase: String, nonce: RouteNonce, aeadNonce: Data? = nil) throws -> Data {
+    public static func seal(plaintext: Data, key: RouteKey, aeadNonce: Data? = nil) throws -> Data {
         guard !plaintext.isEmpty else { throw RouteFormatError.invalidTracks("nothing to seal") }
-        let key = try deriveKey(passphrase: passphrase, nonce: nonce)
         let aeadNonce = aeadNonce ?? Sodium.randomBytes(aeadNonceSize)
         precondition(aeadNonce.count == aeadNonceSize, "an XChaCha20 nonce is 24 bytes")
         let header = [version] + [UInt8](aeadNonce)
@@ -37,44 +41,52 @@ public enum RouteSealer {
         var ciphertext = [UInt8](repeating: 0, count: message.count + tagSize)
         var length: UInt64 = 0
         let result = crypto_aead_xchacha20poly1305_ietf_encrypt(
-            &ciphertext, &length, message, UInt64(message.count), header, UInt64(header.count), nil, Array(header[1...]), key)
+            &ciphertext, &length, message, UInt64(message.count), header, UInt64(header.count), nil, Array(header[1...]), key.bytes)
         guard result == 0 else { throw RouteFormatError.unsupportedBlob }
         return Data(header + ciphertext.prefix(Int(length)))
     }
 
-    public static func open(plaintextOf blob: Data, passphrase: String, nonce: RouteNonce) throws -> Data {
+    public static func open(plaintextOf blob: Data, key: RouteKey) throws -> Data {
         let bytes = [UInt8](blob)
         guard bytes.count >= headerSize + tagSize, bytes[0] == version else { throw RouteFormatError.unsupportedBlob }
-        let key = try deriveKey(passphrase: passphrase, nonce: nonce)
         let header = Array(bytes[0..<headerSize])
         let ciphertext = Array(bytes[headerSize...])
         var plaintext = [UInt8](repeating: 0, count: max(1, ciphertext.count - tagSize))
         var length: UInt64 = 0
         let result = crypto_aead_xchacha20poly1305_ietf_decrypt(
-            &plaintext, &length, nil, ciphertext, UInt64(ciphertext.count), header, UInt64(header.count), Array(header[1...]), key)
+            &plaintext, &length, nil, ciphertext, UInt64(ciphertext.count), header, UInt64(header.count), Array(header[1...]), key.bytes)
         guard result == 0 else { throw RouteFormatError.cannotOpen }
         return Data(plaintext.prefix(Int(length)))
     }
 
-    /// The 32-byte key. The passphrase is used as the app's user typed it, less leading and trailing
+    /// The passphrase as the key is derived from it: as the app's user typed it, less leading and trailing
     /// white space (SCO-07), in Unicode NFC so that the same words typed on different keyboards agree.
-    public static func deriveKey(passphrase: String, nonce: RouteNonce) throws -> [UInt8] {
+    public static func normalised(_ passphrase: String) -> String {
+        passphrase.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+    }
+}
+
+/// A route's key: Argon2id of the passphrase, salted with the route nonce. Deriving it costs 64 MiB and a
+/// noticeable fraction of a second by design, so whoever opens or seals several times derives it once.
+public struct RouteKey: Sendable {
+    let bytes: [UInt8]
+
+    public init(passphrase: String, nonce: RouteNonce) throws {
         Sodium.initialise()
-        let password = Array(normalised(passphrase).utf8)
+        let password = Array(RouteSealer.normalised(passphrase).utf8)
         guard !password.isEmpty else { throw RouteFormatError.emptyPassphrase }
         var key = [UInt8](repeating: 0, count: 32)
         let salt = [UInt8](nonce.bytes)
         let result = password.map { CChar(bitPattern: $0) }.withUnsafeBufferPointer { password in
-            crypto_pwhash(&key, UInt64(key.count), password.baseAddress!, UInt64(password.count), salt, opsLimit, memLimit,
-                          crypto_pwhash_argon2id_ALG_ARGON2ID13)
+            crypto_pwhash(&key, UInt64(key.count), password.baseAddress!, UInt64(password.count), salt,
+                          RouteSealer.opsLimit, RouteSealer.memLimit, crypto_pwhash_argon2id_ALG_ARGON2ID13)
         }
         guard result == 0 else { throw RouteFormatError.keyDerivationFailed }
-        return key
+        bytes = key
     }
 
-    public static func normalised(_ passphrase: String) -> String {
-        passphrase.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-    }
+    /// Lowercase hex, for test vectors.
+    public var hex: String { Hex.encode(bytes) }
 }
 
 enum Sodium {
