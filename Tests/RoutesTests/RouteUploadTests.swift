@@ -52,6 +52,9 @@ struct RouteUploadTests {
         #expect(Self.reason(.string("AQ=ID")) == "400 invalid_base64")
         #expect(Self.reason(.string("====")) == "400 missing_route")
         #expect(Self.reason(.string("{not json")) == "400 malformed_body")
+        // Text routes skip the gateway's JSON depth check: deep nesting must be a 400 here, not a crash.
+        let deep = String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+        #expect(Self.reason(.string(deep)) == "400 malformed_body")
         #expect(Self.reason(.string(#"{"lookup_id": "x"}"#)) == "400 missing_route")
         #expect(Self.reason(.string(#"{"route": 5}"#)) == "400 missing_route")
         #expect(Self.reason(.string(#"{"route": "AQID", "lookup_id": 7}"#)) == "400 invalid_lookup_id")
