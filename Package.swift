@@ -76,6 +76,21 @@ let package = Package(
             path: "Shared/JWT",
             swiftSettings: settings
         ),
+        // The geotag wire formats (docs/geotag.md): signed requests, the route nonce, QR text and lookup id,
+        // the tracks JSON. The routes service checks signatures with the same code.
+        .target(
+            name: "CustodianGeotag",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/Geotag",
+            swiftSettings: settings
+        ),
+        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML).
+        .target(
+            name: "GeotagClient",
+            dependencies: ["CustodianGeotag", "CSodium"],
+            path: "Shared/GeotagClient",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianRuntime",
             dependencies: [
@@ -99,6 +114,7 @@ let package = Package(
                 "CustodianJWT",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/gateway/GatewayKit",
             swiftSettings: settings
@@ -145,6 +161,18 @@ let package = Package(
         ),
         .executableTarget(name: "links", dependencies: ["LinksService"], path: "Services/links/Main", swiftSettings: settings),
 
+        .target(
+            name: "RoutesService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/routes/RoutesService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "routes", dependencies: ["RoutesService"], path: "Services/routes/Main", swiftSettings: settings),
+
         // Domains that later issues fill in: they already run, migrate their schema and answer system.*.
         .target(
             name: "VaultService",
@@ -156,14 +184,13 @@ let package = Package(
             swiftSettings: settings
         ),
         .executableTarget(name: "vault", dependencies: ["VaultService"], path: "Services/vault/Main", swiftSettings: settings),
-        .executableTarget(name: "routes", dependencies: ["CustodianRuntime"], path: "Services/routes/Main", swiftSettings: settings),
         .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
 
         // MARK: Command line
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -201,6 +228,11 @@ let package = Package(
             path: "Tests/LinksTests"
         ),
         .testTarget(
+            name: "RoutesTests",
+            dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
+            path: "Tests/RoutesTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",
@@ -212,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

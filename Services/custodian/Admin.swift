@@ -5,8 +5,8 @@ import Logging
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Researcher/admin credentials.",
-        subcommands: [Bootstrap.self, CreateToken.self])
+        abstract: "Researcher/admin credentials and geotag API consumers.",
+        subcommands: [Bootstrap.self, CreateToken.self, CreateConsumer.self])
 
     struct DatabaseOption: ParsableArguments {
         @Option(help: "An administrator's database URL (default: CUSTODIAN_DATABASE_URL).")

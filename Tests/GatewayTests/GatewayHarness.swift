@@ -33,6 +33,10 @@ struct GatewayHarness {
         Route(.get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw,
               forwardedHeaders: [.userAgent]),
         Route(.post, "/route/down", service: "routes", rpc: "routes.anything", auth: .none, style: .geotag),
+        Route(.post, "/route/text", service: "devices", rpc: "fake.echo", auth: .none, style: .geotag, body: .text, maximumBodySize: 2048),
+        Route(.delete, "/route/gone", service: "devices", rpc: "fake.echo", auth: .none, style: .geotag, success: .noContent),
+        // Signed: checked by `routes`, which has no replica here.
+        Route(.post, "/route/signed", service: "devices", rpc: "fake.echo", auth: .signature, style: .geotag),
         Route(.post, "/account/down", service: "routes", rpc: "routes.anything", auth: .none, style: .twomes),
     ]
 

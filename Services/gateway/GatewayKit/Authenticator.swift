@@ -2,13 +2,15 @@ import CustodianRPC
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Establishes who calls a route, per the route's scheme, and records it in the call context.
 struct Authenticator: Sendable {
     let rpc: RPCClient
     let accessTokens: AccessTokenVerifier
 
-    func authenticate(_ route: Route, request: Request, context: inout CallContext) async throws {
+    /// `body` is the request's whole body, collected beforehand for the schemes whose credential covers it.
+    func authenticate(_ route: Route, request: Request, body: ByteBuffer?, context: inout CallContext) async throws {
         switch route.auth {
         case .none:
             return
@@ -39,8 +41,15 @@ struct Authenticator: Sendable {
             }
             context.principal = Principal(kind: claims.kind, id: claims.subject, session: claims.session, scopes: claims.scopes)
         case .signature:
-            // Filled in with the geotag API: the routes service checks key and HMAC itself.
-            throw GatewayError(status: .unauthorized, reason: "signature_unsupported", message: "Signed requests are not accepted yet", style: route.style)
+            // The forwarder reads the body first for this scheme (`coversBody`); without it nothing can be checked.
+            guard let body else { throw GatewayError.internal(style: route.style) }
+            let check = try SignedRequest.check(request, body: body, style: route.style)
+            do {
+                context.principal = try await rpc.call(
+                    SignedRequest.verifier, SignedRequest.verifyMethod, input: check, context: context, as: Principal.self)
+            } catch let error as RPCError {
+                throw GatewayError(error, style: route.style)
+            }
         }
     }
 
@@ -55,6 +64,11 @@ struct Authenticator: Sendable {
         guard parts[0].lowercased() == "bearer" else { throw style.wrongAuthorizationScheme() }
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
+}
+
+extension AuthScheme {
+    /// Whether the credential covers the body, which must then be read before the check.
+    var coversBody: Bool { self == .signature }
 }
 
 struct TokenInput: Codable, Sendable {

@@ -19,6 +19,11 @@ public struct Route: Sendable {
     /// Whether `application/x-www-form-urlencoded` bodies are parsed as forms (OpenSense's client, OAuth token
     /// requests); elsewhere a body is JSON whatever its label, so that `curl -d '{…}'` works.
     public var acceptsFormBodies: Bool
+    /// How the body reaches the service.
+    public var bodyFormat: BodyFormat
+    /// This route's body limit in bytes, instead of `CUSTODIAN_MAX_BODY_SIZE` (geotag uploads are base64
+    /// of up to 1 MiB, a third larger than that).
+    public var maximumBodySize: Int?
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -30,9 +35,19 @@ public struct Route: Sendable {
         case stream
     }
 
+    /// What the service gets in ``HTTPInput/body``.
+    public enum BodyFormat: Sendable {
+        /// Parsed JSON (or form fields, for the styles whose clients post forms); a body that is neither is a 400.
+        case json
+        /// The body as one JSON string, for APIs whose clients post text (the geotag app posts bare base64);
+        /// the service reads it. A body that is not UTF-8 is a 400.
+        case text
+    }
+
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
-                forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false) {
+                forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
+                maximumBodySize: Int? = nil) {
         self.method = method
         self.path = path
         self.service = service
@@ -43,6 +58,8 @@ public struct Route: Sendable {
         self.rendering = rendering
         self.forwardedHeaders = forwardedHeaders
         self.acceptsFormBodies = acceptsFormBodies
+        self.bodyFormat = bodyFormat
+        self.maximumBodySize = maximumBodySize
     }
 }
 
@@ -53,7 +70,8 @@ public enum AuthScheme: Sendable, Equatable {
     case jwt(kinds: [String])
     /// A bearer token only its issuing service can check; forwarded to the route's service.
     case opaque(kind: String)
-    /// A signed request (API key and HMAC), checked by the route's service.
+    /// A signed request (`X-API-Key`, `X-API-Timestamp`, `X-API-Sig`: an HMAC over the method, target,
+    /// timestamp and body digest), checked by `routes`, which holds the API consumers' secrets (docs/geotag.md).
     case signature
     /// A researcher/admin bearer token, checked by `auth`.
     case admin
@@ -61,7 +79,7 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense + links + vault
+    public static let all: [Route] = twomes + openSense + links + vault + geotag
 
     /// The OwnYourData data vault (seed 000) and its administration.
     static let vault: [Route] = [
@@ -118,6 +136,18 @@ public enum RouteTable {
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
         Route(.get, "/l/{code}", service: "links", rpc: "links.short.resolve", auth: .none, style: .admin, rendering: .raw,
               forwardedHeaders: [.userAgent]),
+    ]
+
+    /// The geotagging route store (seed 002) and its API consumers (docs/geotag.md).
+    static let geotag: [Route] = [
+        // Bare base64 or JSON, up to the base64 of a 1 MiB route with line breaks every 76 characters.
+        Route(.post, "/route", service: "routes", rpc: "routes.route.store", auth: .signature, style: .geotag, success: .created,
+              body: .text, maximumBodySize: 1_572_864),
+        Route(.get, "/route/lookup/{lookup_id}", service: "routes", rpc: "routes.route.lookup", auth: .signature, style: .geotag),
+        Route(.get, "/route/{route_id}", service: "routes", rpc: "routes.route.get", auth: .signature, style: .geotag),
+        Route(.delete, "/route/{route_id}", service: "routes", rpc: "routes.route.delete", auth: .signature, style: .geotag, success: .noContent),
+        Route(.post, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.create", auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.list", auth: .admin, style: .admin),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

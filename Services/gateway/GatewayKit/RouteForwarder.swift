@@ -19,14 +19,25 @@ struct RouteForwarder: Sendable {
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
         var callContext = CallContext(
             requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
-        try await authenticator.authenticate(route, request: request, context: &callContext)
+        // A signature covers the body, so a signed route reads it first; every other scheme is checked before
+        // the body is read, so that a stranger's oversize body gets a 401, not a 413 (docs/operations.md).
+        let rawBody: ByteBuffer
+        if route.auth.coversBody {
+            rawBody = try await collectBody(of: request)
+            try await authenticator.authenticate(route, request: request, body: rawBody, context: &callContext)
+        } else {
+            try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
+            rawBody = try await collectBody(of: request)
+        }
 
-        let input = HTTPInput(body: try await body(of: request), path: pathParameters(context), query: queryParameters(request),
+        let input = HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
                               headers: forwardedHeaders(request))
         do {
             switch route.rendering {
             case .json:
                 let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
+                // 204 has no body by definition (RFC 9110, 15.3.5), whatever the method returned.
+                if route.successStatus == .noContent { return Response(status: .noContent) }
                 return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
             case .raw:
                 let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self)
@@ -80,16 +91,27 @@ struct RouteForwarder: Sendable {
         return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    private func body(of request: Request) async throws -> JSONValue {
-        let buffer: ByteBuffer
+    /// The whole body, within the route's limit (or the gateway's).
+    private func collectBody(of request: Request) async throws -> ByteBuffer {
+        let limit = route.maximumBodySize ?? maximumBodySize
         do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
+            return try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw GatewayError(status: .contentTooLarge, reason: "body_too_large",
-                               message: "The request body exceeds \(maximumBodySize) bytes", style: route.style)
+                               message: "The request body exceeds \(limit) bytes", style: route.style)
         }
+    }
+
+    /// The body as the service gets it: `null` when there is none, else per the route's body format.
+    private func body(_ buffer: ByteBuffer, of request: Request) throws -> JSONValue {
         guard buffer.readableBytes > 0 else { return .null }
         let data = Data(buffer.readableBytesView)
+        if route.bodyFormat == .text {
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw route.style.malformedBody("The request body is not UTF-8 text")
+            }
+            return .string(text)
+        }
         // Form bodies only where the API takes them (OpenSense's client, OAuth token requests); elsewhere the
         // body is JSON whatever the client labelled it, as the Twomes backend does.
         if route.acceptsFormBodies,

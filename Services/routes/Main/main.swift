@@ -1,4 +1,4 @@
 import CustodianRuntime
+import RoutesService
 
-// The routes domain comes in a later issue; the service already runs, owns its schema and answers system.*.
-await ServiceHost.main(ServiceDefinition(name: "routes"))
+await ServiceHost.main(RoutesService.definition)

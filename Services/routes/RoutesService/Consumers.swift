@@ -1,0 +1,117 @@
+import CustodianRPC
+import CustodianSecurity
+import Foundation
+import Logging
+import PostgresNIO
+
+/// API consumers: the apps (and tools) registered to use the geotag API, each with a public key and a
+/// secret that signs its requests.
+public struct Consumers: Sendable {
+    let database: PostgresClient
+    let sealer: Sealer
+
+    public init(database: PostgresClient, sealer: Sealer) {
+        self.database = database
+        self.sealer = sealer
+    }
+
+    /// What an admin gets once, at creation: the secret cannot be read back through the API.
+    public struct Created: Codable, Sendable {
+        public var consumer_key: String
+        public var consumer_secret: String
+        public var name: String
+        public var created_at: String
+    }
+
+    struct Listed: Codable, Sendable {
+        var consumer_key: String
+        var name: String
+        var created_at: String
+    }
+
+    /// A consumer as the signature check needs it.
+    struct Stored: Sendable {
+        var id: Int64
+        var secret: String
+    }
+
+    static let maximumNameLength = 100
+
+    /// `POST /admin/v1/api-consumers`.
+    func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
+        try Access.requireAdmin(context)
+        struct Request: Decodable { var name: String }
+        let request = try input.decodeBody(as: Request.self)
+        guard let name = Self.validName(request.name) else {
+            throw RPCError.validation(location: ["body", "name"], message: "a name has 1 to \(Self.maximumNameLength) characters and no control characters")
+        }
+        let created = try await create(name: name, logger: context.logger)
+        context.logger.notice("API consumer created", metadata: ["consumer_key": .string(created.consumer_key), "admin": .string(context.principal?.id ?? "-")])
+        return created
+    }
+
+    /// Creates a consumer (for the admin route and `custodian admin create-consumer`).
+    public func create(name: String, logger: Logger) async throws -> Created {
+        // 128 random bits name the consumer; 256 bits are its secret (DESIGN.md, security rules).
+        let key = SecretToken.generate(byteCount: 16)
+        let secret = SecretToken.generate()
+        let sealed = try sealer.seal(secret, context: Self.sealingContext(key))
+        let hash = SecretToken.hash(secret)
+        let rows = try await database.query(
+            """
+            INSERT INTO routes.consumers (consumer_key, name, secret_sealed, secret_sha256)
+            VALUES (\(key), \(name), \(sealed), \(hash)) RETURNING created_at
+            """, logger: logger)
+        for try await createdAt in rows.decode(Date.self) {
+            return Created(consumer_key: key, consumer_secret: secret, name: name, created_at: Self.iso(createdAt))
+        }
+        throw RPCError.internal("the API consumer was not stored")
+    }
+
+    /// `GET /admin/v1/api-consumers`: keys and names, never secrets.
+    func list(context: CallContext) async throws -> [String: [Listed]] {
+        try Access.requireAdmin(context)
+        let rows = try await database.query(
+            "SELECT consumer_key, name, created_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
+        var consumers: [Listed] = []
+        for try await (key, name, createdAt) in rows.decode((String, String, Date).self) {
+            consumers.append(Listed(consumer_key: key, name: name, created_at: Self.iso(createdAt)))
+        }
+        return ["consumers": consumers]
+    }
+
+    /// The consumer with this key and its secret, opened; nil for an unknown key.
+    func find(key: String, logger: Logger) async throws -> Stored? {
+        let rows = try await database.query(
+            "SELECT id, secret_sealed, secret_sha256 FROM routes.consumers WHERE consumer_key = \(key)", logger: logger)
+        for try await (id, sealed, hash) in rows.decode((Int64, Data, Data).self) {
+            let secret: String
+            do {
+                secret = try sealer.open(sealed, context: Self.sealingContext(key))
+            } catch {
+                // Another deployment's key, or a row copied between consumers: an operator's problem, not the client's.
+                logger.error("an API consumer's secret does not open with this deployment's sealing key", metadata: ["consumer_key": .string(key)])
+                throw RPCError.internal("consumer secret cannot be opened")
+            }
+            guard SecretToken.constantTimeEquals(SecretToken.hash(secret), hash) else {
+                logger.error("an API consumer's secret does not match its hash", metadata: ["consumer_key": .string(key)])
+                throw RPCError.internal("consumer secret does not match its hash")
+            }
+            return Stored(id: id, secret: secret)
+        }
+        return nil
+    }
+
+    /// Binds a sealed secret to its consumer, so that it opens for no other row.
+    static func sealingContext(_ key: String) -> String { "routes-consumer-secret:\(key)" }
+
+    public static func validName(_ text: String) -> String? {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...maximumNameLength).contains(name.count),
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        return name
+    }
+
+    static func iso(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
+}

@@ -1,0 +1,27 @@
+import CustodianRPC
+import CustodianRuntime
+import CustodianSecurity
+
+/// Geotag routes (seed 002): API consumers and their signed requests, and the encrypted route store.
+public enum RoutesService {
+    public static let migrations = RoutesMigrations.all
+
+    public static let definition = ServiceDefinition(name: "routes", migrations: migrations) { environment in
+        let database = environment.database
+        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let consumers = Consumers(database: database, sealer: sealer)
+        let verifier = SignatureVerifier(consumers: consumers, seen: SeenSignatures(database: database))
+        let store = RouteStore(database: database)
+
+        var methods = RPCMethods()
+        // Called by the gateway for every route with the `signature` scheme.
+        methods.register("routes.consumers.verify", input: SignatureCheck.self) { try await verifier.verify($0, context: $1) }
+        methods.register("routes.consumers.create", input: HTTPInput.self) { try await consumers.create($0, context: $1) }
+        methods.register("routes.consumers.list", input: HTTPInput.self) { try await consumers.list(context: $1) }
+        methods.register("routes.route.store", input: HTTPInput.self) { try await store.store($0, context: $1) }
+        methods.register("routes.route.get", input: HTTPInput.self) { try await store.get($0, context: $1) }
+        methods.register("routes.route.lookup", input: HTTPInput.self) { try await store.lookup($0, context: $1) }
+        methods.register("routes.route.delete", input: HTTPInput.self) { try await store.delete($0, context: $1) }
+        return methods
+    }
+}
