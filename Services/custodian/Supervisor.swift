@@ -45,6 +45,14 @@ final class Supervisor: Service, Sendable {
                 Console.say("\(name.padding(toLength: 10, withPad: " ", startingAt: 0)) stopping (pid \(pid))")
                 kill(pid, SIGTERM)
             }
+            // A program that ignores SIGTERM must not keep `custodian up` (and its PostgreSQL) from stopping.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+                let remaining = self.state.withLock { $0.running }
+                for (name, pid) in remaining where running[name] == pid {
+                    Console.warn("\(name): did not stop within 30 s of SIGTERM; killing pid \(pid)")
+                    kill(pid, SIGKILL)
+                }
+            }
         }
     }
 
@@ -86,6 +94,10 @@ final class Supervisor: Service, Sendable {
 
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { finished in
+                // An exited process's pid may be reused: never signal it again.
+                self.state.withLock { state in
+                    if state.running[program.name] == finished.processIdentifier { state.running[program.name] = nil }
+                }
                 continuation.resume(returning: finished.terminationStatus)
             }
             do {

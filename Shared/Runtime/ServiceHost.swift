@@ -89,7 +89,11 @@ public enum ServiceHost {
         if let watch = ParentWatch(configuration: configuration) {
             services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A part that does not finish its graceful shutdown must not keep the process alive.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
+        groupConfiguration.maximumCancellationDuration = .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("starting", metadata: ["instance": .string(instance), "endpoint": .string(endpoint.description), "database": .string(databaseURL.description)])
         try await group.run()
     }

@@ -13,7 +13,10 @@ do {
     if let watch = ParentWatch(configuration: configuration) {
         services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
     }
-    let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
+    groupConfiguration.maximumCancellationDuration = .seconds(5)
+    let group = ServiceGroup(configuration: groupConfiguration)
     try await group.run()
 } catch {
     logger.critical("gateway stopped with an error", metadata: ["error": .string("\(error)")])
