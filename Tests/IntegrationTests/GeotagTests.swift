@@ -263,7 +263,7 @@ extension PlatformTests {
 
         @Test func theCommandLineCreatesAConsumerAndUploadsAGPXTrackThatOpensWithThePassphrase() async throws {
             let platform = try platform
-            let created = try await platform.runCustodian([
+            let created = try await platform.custodian([
                 "admin", "create-consumer", "--database-url", try platform.adminDatabaseURL, "--name", "GPS logger import",
                 "--sealing-key-file", platform.dataDirectory + "/secrets/sealing-key",
             ])
@@ -275,7 +275,7 @@ extension PlatformTests {
             let gpx = NSTemporaryDirectory() + "cit-\(UUID().uuidString).gpx"
             defer { try? FileManager.default.removeItem(atPath: gpx) }
             try Self.gpx.write(toFile: gpx, atomically: true, encoding: .utf8)
-            let upload = try await platform.runCustodian([
+            let upload = try await platform.custodian([
                 "route", "upload", "--gpx", gpx, "--passphrase", "-Tour of Utrecht-", "--server", platform.baseURL,
                 "--key", key, "--secret", secret, "--insecure",
             ])
@@ -303,12 +303,12 @@ extension PlatformTests {
             ]))
             #expect(throws: RouteFormatError.cannotOpen) { try RouteSealer.open(blob, passphrase: "Tour of Utrecht", nonce: qr.nonce) }
 
-            let wrongSecret = try await platform.runCustodian([
+            let wrongSecret = try await platform.custodian([
                 "route", "upload", "--gpx", gpx, "--passphrase", "p", "--server", platform.baseURL, "--key", key, "--secret", "nope", "--insecure",
             ])
             #expect(wrongSecret.status != 0)
             #expect(wrongSecret.output.contains("the server refused the route: 401"), "\(wrongSecret.output)")
-            let unreachable = try await platform.runCustodian([
+            let unreachable = try await platform.custodian([
                 "route", "upload", "--gpx", gpx, "--passphrase", "p", "--server", "https://127.0.0.1:1", "--key", key, "--secret", secret,
             ])
             #expect(unreachable.status != 0)
@@ -334,9 +334,9 @@ extension PlatformTests {
 }
 
 extension RunningPlatform {
-    /// Runs a `custodian` subcommand like ``custodian(_:)``, but waits without holding one of the few threads
-    /// that every test shares (an upload to an unreachable server takes seconds).
-    func runCustodian(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs a `custodian` subcommand and returns its exit status and output, waiting without holding one of
+    /// the few threads every test shares (an upload to an unreachable server takes seconds).
+    func custodian(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
         process.arguments = arguments

@@ -171,10 +171,10 @@ extension PlatformTests {
 
     @Suite("Command line")
     struct CommandLine {
-        @Test func vaultSealReproducesTheDocumentsRecordAndOpenReversesIt() throws {
+        @Test func vaultSealReproducesTheDocumentsRecordAndOpenReversesIt() async throws {
             let platform = try platform
             let message = #"{"latitude":40.75846,"longitude":73.92248,"elevation":160.34,"timestamp":"2017-12-28T16:49:22Z","datum":"EPSG:4326"}"#
-            let sealed = try platform.custodian([
+            let sealed = try await platform.custodian([
                 "vault", "seal", "--public-key", "3c140482018abdc7e2a8d70f1f797e83b46c77218a9bc56ce1ae35acd2b53920",
                 "--nonce", "59b142f13c9520cd203effa2a96dbe589defb3c1e021876e", "--message", message,
             ])
@@ -183,17 +183,17 @@ extension PlatformTests {
             // A key pair of our own, to open what we sealed.
             let secretKey = String(repeating: "2a", count: 32)
             let publicKey = "07aaff3e9fc167275544f4c3a6a17cd837f2ec6e78cd8a57b1e3dfb3cc035a76"
-            let ours = try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"a":1}"#])
-            let opened = try platform.custodian(["vault", "open", "--secret-key", secretKey, "--record", ours.output])
+            let ours = try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"a":1}"#])
+            let opened = try await platform.custodian(["vault", "open", "--secret-key", secretKey, "--record", ours.output])
             #expect(opened.output == #"{"a":1}"# + "\n", "\(ours.output) \(opened.output)")
         }
 
         @Test func bootstrapRefusesWhenAnAdminTokenExistsAndCreateTokenMintsAWorkingOne() async throws {
             let url = try platform.adminDatabaseURL
-            let bootstrap = try platform.custodian(["admin", "bootstrap", "--database-url", url])
+            let bootstrap = try await platform.custodian(["admin", "bootstrap", "--database-url", url])
             #expect(bootstrap.status != 0)
             #expect(bootstrap.output.contains("an admin token exists already"))
-            let created = try platform.custodian(["admin", "create-token", "--database-url", url, "--label", "integration"])
+            let created = try await platform.custodian(["admin", "create-token", "--database-url", url, "--label", "integration"])
             #expect(created.status == 0, "\(created.output)")
             let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(token.count == 43)

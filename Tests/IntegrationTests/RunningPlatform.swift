@@ -151,22 +151,6 @@ final class RunningPlatform: Sendable {
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
 
-    /// Runs a `custodian` subcommand and returns its exit status and output.
-    func custodian(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
-        process.arguments = arguments
-        let outputPath = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, Self.read(outputPath))
-    }
-
     /// The private cluster's superuser URL, from the port in `custodian up`'s output and the stored password.
     var adminDatabaseURL: String {
         get throws {

@@ -133,7 +133,7 @@ extension PlatformTests {
             #expect(publicKey.count == 64)
 
             let message = #"{"latitude":47.0700467,"longitude":15.4288967,"altitude":1.34,"timestamp":"2017-12-28T00:49:22Z","datum":"EPSG:4326"}"#
-            let sealed = try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", message])
+            let sealed = try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", message])
             let record = sealed.output.trimmingCharacters(in: .whitespacesAndNewlines)
             let written = try await platform.request(.POST, "/api/repos/oyd.location/items", json: record, headers: auth)
             #expect(written.status == 200, "\(written.text)")
@@ -154,7 +154,7 @@ extension PlatformTests {
             let clear = try #require((try JSONSerialization.jsonObject(with: decrypted.body) as? [[String: Any]])?.first?["data"] as? [String: Any])
             #expect(clear["latitude"] as? Double == 47.0700467)
             // The owner's command line does the same.
-            let opened = try platform.custodian(["vault", "open", "--server", platform.baseURL, "--insecure",
+            let opened = try await platform.custodian(["vault", "open", "--server", platform.baseURL, "--insecure",
                                                  "--email", account.email, "--password", "user_a", "--repo", "oyd.location"])
             #expect(opened.status == 0, "\(opened.output)")
             #expect(opened.output.contains(#""latitude":47.0700467"#))
@@ -218,9 +218,10 @@ extension PlatformTests {
             let created = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.batch"}"#, admin: true)
             #expect(created.status == 201)
             let publicKey = try #require(created.json?["public_key"] as? String)
-            let records = try (0..<2).map { index in
-                try platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":\#(index)}"#]).output
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            var records: [String] = []
+            for index in 0..<2 {
+                records.append(try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":\#(index)}"#]).output
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
             }
             let batch = "[" + records.joined(separator: ",") + "]"
             let first = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: batch, headers: auth)
