@@ -124,7 +124,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Services/auth/AuthService",
@@ -177,7 +177,7 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "LinksService",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",

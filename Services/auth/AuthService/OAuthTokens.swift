@@ -3,6 +3,7 @@ import CustodianSodium
 import Foundation
 import Logging
 import PostgresNIO
+import VaultService
 
 /// `POST /oauth/token` of the data vault (seed 000, Login): the password grant for users and the
 /// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
@@ -140,14 +141,4 @@ struct OAuthTokens: Sendable {
 
     /// Verified against for unknown emails: a hash of nothing anyone knows.
     static let dummyHash: String = (try? Sodium.passwordHash(UUID().uuidString)) ?? ""
-}
-
-struct ModuleCredentialsInput: Codable, Sendable {
-    var uid: String
-    var secret: String
-}
-
-struct ModuleCredentials: Codable, Sendable {
-    var moduleID: Int64
-    var userID: Int64
 }

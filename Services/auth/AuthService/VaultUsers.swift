@@ -3,6 +3,7 @@ import CustodianSodium
 import Foundation
 import Logging
 import PostgresNIO
+import VaultService
 
 /// The data vault's users: their logins live here, their keys in the vault.
 struct VaultUsers: Sendable {
@@ -47,7 +48,7 @@ struct VaultUsers: Sendable {
         for try await id in rows.decode(Int64.self) { created = id }
         guard let id = created else { throw RPCError(.conflict, reason: "email_in_use", message: "A user with this email exists already") }
         do {
-            _ = try await services.call("vault", "vault.users.init", input: VaultUserInit(userID: id, password: request.password),
+            _ = try await services.call("vault", "vault.users.init", input: VaultUserKeysInput(userID: id, password: request.password),
                                         context: context, as: Empty.self)
         } catch {
             // No login without a vault behind it.
@@ -103,28 +104,17 @@ struct VaultUsers: Sendable {
         }
         let newHash = try Sodium.passwordHash(request.new_password)
         _ = try await services.call("vault", "vault.users.reseal",
-                                    input: VaultUserReseal(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
+                                    input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
                                     context: context, as: Empty.self)
         do {
             try await database.query("UPDATE auth.vault_users SET password_hash = \(newHash) WHERE id = \(id)", logger: context.logger)
         } catch {
             // Login and vault must keep opening with the same password: put the vault's key back.
             _ = try? await services.call("vault", "vault.users.reseal",
-                                         input: VaultUserReseal(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
+                                         input: VaultUserResealInput(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
                                          context: context, as: Empty.self)
             throw error
         }
         return ["status": "ok"]
     }
-}
-
-struct VaultUserInit: Codable, Sendable {
-    var userID: Int64
-    var password: String
-}
-
-struct VaultUserReseal: Codable, Sendable {
-    var userID: Int64
-    var oldPassword: String
-    var newPassword: String
 }

@@ -2,6 +2,7 @@ import CustodianRPC
 import CustodianSecurity
 import CustodianSodium
 import Foundation
+import LinksService
 import Logging
 import PostgresNIO
 
@@ -56,23 +57,13 @@ struct Modules: Sendable {
 
     static func sealingContext(_ uid: String) -> String { "vault-module-secret:\(uid)" }
 
-    struct CredentialsInput: Codable, Sendable {
-        var uid: String
-        var secret: String
-    }
-
-    struct CredentialsResult: Codable, Sendable {
-        var moduleID: Int64
-        var userID: Int64
-    }
-
     /// For auth's client-credentials grant: the module a uid and secret belong to.
-    func credentials(_ input: CredentialsInput, context: CallContext) async throws -> CredentialsResult {
+    func credentials(_ input: ModuleCredentialsInput, context: CallContext) async throws -> ModuleCredentials {
         let hash = SecretToken.hash(input.secret)
         let rows = try await database.query(
             "SELECT id, user_id, secret_hash FROM vault.modules WHERE uid = \(input.uid)", logger: context.logger)
         for try await (id, userID, stored) in rows.decode((Int64, Int64, Data).self) where SecretToken.constantTimeEquals(stored, hash) {
-            return CredentialsResult(moduleID: id, userID: userID)
+            return ModuleCredentials(moduleID: id, userID: userID)
         }
         throw RPCError.unauthenticated("Invalid client credentials", reason: "invalid_client")
     }
@@ -167,16 +158,12 @@ struct Modules: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let payload = String(decoding: try encoder.encode(["PIA_URL": publicBaseURL, "APP_KEY": uid, "APP_SECRET": secret]), as: UTF8.self)
-            let format = input.query["format"]?.first ?? "png"
-            guard format == "png" || format == "svg" else { throw RPCError.badRequest("format must be png or svg", reason: "invalid_format") }
-            return try await services.call("links", "links.qr.render", input: QRRender(payload: payload, format: format), context: context, as: RawHTTPReply.self)
+            let formatName = input.query["format"]?.first ?? "png"
+            guard let format = QRRenderInput.Format(rawValue: formatName) else {
+                throw RPCError.badRequest("format must be png or svg", reason: "invalid_format")
+            }
+            return try await services.call("links", "links.qr.render", input: QRRenderInput(payload: payload, format: format), context: context, as: RawHTTPReply.self)
         }
         throw RPCError.notFound("No such module", reason: "not_found")
-    }
-
-    /// `links.qr.render`'s input, as far as the vault uses it.
-    struct QRRender: Codable, Sendable {
-        var payload: String
-        var format: String
     }
 }

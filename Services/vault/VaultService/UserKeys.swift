@@ -10,18 +10,7 @@ import PostgresNIO
 struct UserKeys: Sendable {
     let database: PostgresClient
 
-    struct InitInput: Codable, Sendable {
-        var userID: Int64
-        var password: String
-    }
-
-    struct ResealInput: Codable, Sendable {
-        var userID: Int64
-        var oldPassword: String
-        var newPassword: String
-    }
-
-    func create(_ input: InitInput, context: CallContext) async throws -> Empty {
+    func create(_ input: VaultUserKeysInput, context: CallContext) async throws -> Empty {
         let pair = try Sodium.boxKeyPair()
         let salt = Sodium.randomBytes(Sodium.passwordSaltLength)
         let sealed = try Sodium.secretBox(pair.secretKey, key: try Sodium.deriveKey(password: input.password, salt: salt))
@@ -34,7 +23,7 @@ struct UserKeys: Sendable {
         return Empty()
     }
 
-    func reseal(_ input: ResealInput, context: CallContext) async throws -> Empty {
+    func reseal(_ input: VaultUserResealInput, context: CallContext) async throws -> Empty {
         let pair = try await keyPair(userID: input.userID, password: input.oldPassword, logger: context.logger)
         let salt = Sodium.randomBytes(Sodium.passwordSaltLength)
         let sealed = try Sodium.secretBox(pair.secretKey, key: try Sodium.deriveKey(password: input.newPassword, salt: salt))

@@ -16,9 +16,9 @@ public enum VaultService {
 
         var methods = RPCMethods()
         // Called by auth.
-        methods.register("vault.users.init", input: UserKeys.InitInput.self) { try await keys.create($0, context: $1) }
-        methods.register("vault.users.reseal", input: UserKeys.ResealInput.self) { try await keys.reseal($0, context: $1) }
-        methods.register("vault.modules.credentials", input: Modules.CredentialsInput.self) { try await modules.credentials($0, context: $1) }
+        methods.register("vault.users.init", input: VaultUserKeysInput.self) { try await keys.create($0, context: $1) }
+        methods.register("vault.users.reseal", input: VaultUserResealInput.self) { try await keys.reseal($0, context: $1) }
+        methods.register("vault.modules.credentials", input: ModuleCredentialsInput.self) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
         methods.register("vault.modules.index", input: HTTPInput.self) { try await modules.index($0, context: $1) }
         methods.register("vault.repos.pubKey", input: HTTPInput.self) { try await repos.publicKey($0, context: $1) }

@@ -1,0 +1,47 @@
+/// The inputs and results of the vault methods other services call (`auth` for logins and passwords).
+/// Shared as types so that caller and service cannot drift apart.
+
+/// `vault.users.init`: a new user's key pair, sealed with the password.
+public struct VaultUserKeysInput: Codable, Sendable {
+    public var userID: Int64
+    public var password: String
+
+    public init(userID: Int64, password: String) {
+        self.userID = userID
+        self.password = password
+    }
+}
+
+/// `vault.users.reseal`: the user's key sealed again, under the new password.
+public struct VaultUserResealInput: Codable, Sendable {
+    public var userID: Int64
+    public var oldPassword: String
+    public var newPassword: String
+
+    public init(userID: Int64, oldPassword: String, newPassword: String) {
+        self.userID = userID
+        self.oldPassword = oldPassword
+        self.newPassword = newPassword
+    }
+}
+
+/// `vault.modules.credentials`: the module a uid and secret belong to.
+public struct ModuleCredentialsInput: Codable, Sendable {
+    public var uid: String
+    public var secret: String
+
+    public init(uid: String, secret: String) {
+        self.uid = uid
+        self.secret = secret
+    }
+}
+
+public struct ModuleCredentials: Codable, Sendable {
+    public var moduleID: Int64
+    public var userID: Int64
+
+    public init(moduleID: Int64, userID: Int64) {
+        self.moduleID = moduleID
+        self.userID = userID
+    }
+}
