@@ -91,6 +91,24 @@ let package = Package(
             path: "Shared/GeotagClient",
             swiftSettings: settings
         ),
+        // The tracing app's wire formats (docs/lemon.md): handshake signatures, session keys, sealed payloads, the
+        // server's key file. `auth` and the gateway use them, and so does the client.
+        .target(
+            name: "CustodianLemon",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Shared/Lemon",
+            swiftSettings: settings
+        ),
+        // The app's side over HTTP, for the command line, the tests and the load generator.
+        .target(
+            name: "LemonClient",
+            dependencies: ["CustodianLemon", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            path: "Shared/LemonClient",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianRuntime",
             dependencies: [
@@ -111,7 +129,7 @@ let package = Package(
                 "CustodianRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
-                "CustodianJWT",
+                "CustodianJWT", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -124,8 +142,9 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/auth/AuthService",
             swiftSettings: settings
@@ -191,6 +210,7 @@ let package = Package(
             name: "custodian",
             dependencies: [
                 "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianLemon", "LemonClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -244,11 +264,17 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient",
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/IntegrationTests"
+        ),
+        .testTarget(
+            name: "LemonTests",
+            dependencies: ["CustodianLemon", "LemonClient", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/LemonTests"
         ),
         .testTarget(
             name: "DeployTests",

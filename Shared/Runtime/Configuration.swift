@@ -112,6 +112,8 @@ public enum RuntimeKey {
     public static let databasePoolSize = "CUSTODIAN_DATABASE_POOL_SIZE"
     /// 32 random bytes, base64: the key services seal recoverable secrets with (usually given as `_FILE`).
     public static let sealingKey = "CUSTODIAN_SEALING_KEY"
+    /// The tracing app's handshake keys (a JSON key file, docs/lemon.md); `auth` reads them.
+    public static let lemonKeys = "CUSTODIAN_LEMON_KEYS"
 
     /// `CUSTODIAN_<SERVICE>_ENDPOINTS`: comma-separated endpoints of a service, instead of its runtime directory.
     public static func endpoints(of service: String) -> String {

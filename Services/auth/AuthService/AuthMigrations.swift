@@ -37,5 +37,40 @@ enum AuthMigrations {
                 locked_until timestamptz)
             """,
         ]),
+        Migration(3, "tracing-app instances, sessions and payload IVs", [
+            // The app instance id is kept only as its SHA-256; `device_id` is the opaque id tokens and other
+            // services use. Failures count towards a lockout that ends by itself.
+            """
+            CREATE TABLE auth.lemon_apps (
+                id bigserial PRIMARY KEY,
+                device_id uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
+                app_id_hash bytea NOT NULL UNIQUE,
+                public_key bytea NOT NULL,
+                operating_system text NOT NULL,
+                language text NOT NULL,
+                push_token text CONSTRAINT lemon_apps_push_token_key UNIQUE,
+                deactivated_at timestamptz,
+                failures integer NOT NULL DEFAULT 0,
+                locked_until timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                last_authenticated_at timestamptz)
+            """,
+            """
+            CREATE TABLE auth.lemon_sessions (
+                id uuid PRIMARY KEY,
+                app_id bigint NOT NULL REFERENCES auth.lemon_apps (id) ON DELETE CASCADE,
+                keys_sealed bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                expires_at timestamptz NOT NULL,
+                revoked_at timestamptz)
+            """,
+            "CREATE INDEX lemon_sessions_app ON auth.lemon_sessions (app_id)",
+            """
+            CREATE TABLE auth.lemon_payload_ivs (
+                session_id uuid NOT NULL REFERENCES auth.lemon_sessions (id) ON DELETE CASCADE,
+                iv bytea NOT NULL,
+                PRIMARY KEY (session_id, iv))
+            """,
+        ]),
     ]
 }

@@ -1,15 +1,17 @@
 import CustodianJWT
+import CustodianLemon
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 import Foundation
 import JWTKit
 
-/// Identities and sessions. So far: researcher/admin tokens and the access-token signing keys the
-/// gateway verifies with; the tracing app's handshake and the vault's users come with their issues.
+/// Identities and sessions: researcher/admin tokens, the access-token signing keys the gateway verifies with,
+/// the vault's users, and the tracing app's instances with their handshake and end-to-end session keys.
 public enum AuthService {
     public static let migrations = AuthMigrations.all
 
-    public static let definition = ServiceDefinition(name: "auth", migrations: migrations, calls: ["vault"]) { environment in
+    public static let definition = ServiceDefinition(name: "auth", migrations: migrations, calls: ["vault", "statistics"]) { environment in
         let adminTokens = AdminTokens(database: environment.database)
         let signingKeys = SigningKeys(database: environment.database)
         let issuer = environment.configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
@@ -19,10 +21,23 @@ public enum AuthService {
         let vaultUsers = VaultUsers(database: environment.database, services: environment.services)
         let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens)
 
+        let serverKeys = try ServerKeyFile(json: environment.configuration.require(RuntimeKey.lemonKeys)).serverKeys()
+        let sessions = LemonSessions(database: environment.database, sealer: try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey)))
+        let handshake = Handshake(database: environment.database, services: environment.services, serverKeys: serverKeys, sessions: sessions, tokens: tokens)
+        let lemonDevices = LemonDevices(database: environment.database, services: environment.services, sessions: sessions)
+
         var methods = RPCMethods()
         methods.register("auth.oauth.token", input: HTTPInput.self) { try await oauth.token($0, context: $1) }
         methods.register("auth.vaultUsers.create", input: HTTPInput.self) { try await vaultUsers.create($0, context: $1) }
         methods.register("auth.vaultUsers.changePassword", input: HTTPInput.self) { try await vaultUsers.changePassword($0, context: $1) }
+        methods.register("auth.lemon.handshake", input: HTTPInput.self) { try await handshake.run($0, context: $1) }
+        methods.register("auth.lemon.keys", input: HTTPInput.self) { _, _ in LemonKeys.published(serverKeys) }
+        methods.register(SessionContract.keysMethod, input: SessionInput.self) { try await sessions.keys($0, context: $1) }
+        methods.register(SessionContract.useMethod, input: SessionInput.self) { try await sessions.use($0, context: $1) }
+        methods.register("auth.lemon.device.delete", input: HTTPInput.self) { try await lemonDevices.delete($0, context: $1) }
+        methods.register("auth.lemon.device.active", input: HTTPInput.self) { try await lemonDevices.setActive($0, context: $1) }
+        methods.register("auth.lemon.pushToken.update", input: HTTPInput.self) { try await lemonDevices.updatePushToken($0, context: $1) }
+        methods.register("auth.lemon.pushToken.delete", input: HTTPInput.self) { try await lemonDevices.deletePushToken($0, context: $1) }
         methods.register("auth.admin.authenticate", input: TokenInput.self) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }

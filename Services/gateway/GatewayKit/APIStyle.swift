@@ -20,7 +20,8 @@ public enum APIStyle: String, Sendable, CaseIterable {
     func successBody(_ result: JSONValue, status: HTTPResponse.Status) -> JSONValue {
         switch self {
         case .lemon:
-            ["data": result, "meta": ["success": true, "code": .int(Int64(status.code)), "message": .string(status.reasonPhrase)]]
+            // The document's envelope: a success carries no message.
+            ["data": result, "meta": ["success": true, "code": .int(Int64(status.code)), "message": .null]]
         default:
             result
         }

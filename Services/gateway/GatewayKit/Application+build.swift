@@ -47,10 +47,11 @@ public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics
     router.add(middleware: GatewayMiddleware(metrics: metrics))
     let authenticator = Authenticator(
         rpc: rpc, accessTokens: AccessTokenVerifier(rpc: rpc, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience))
+    let sessionKeys = SessionKeyCache()
     for route in routes {
         let forwarder = RouteForwarder(
             route: route, rpc: rpc, authenticator: authenticator,
-            maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout)
+            maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout, sessionKeys: sessionKeys)
         router.on(RouterPath(route.path), method: route.method) { request, context in
             try await forwarder.respond(to: request, context: context)
         }

@@ -24,6 +24,9 @@ public struct Route: Sendable {
     /// This route's body limit in bytes, instead of `CUSTODIAN_MAX_BODY_SIZE` (geotag uploads are base64
     /// of up to 1 MiB, a third larger than that).
     public var maximumBodySize: Int?
+    /// Whether bodies both ways are the tracing API's end-to-end payloads, sealed with the keys of the
+    /// token's session (docs/lemon.md); the route's auth must be a JWT with a session.
+    public var endToEnd: Bool
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -47,7 +50,7 @@ public struct Route: Sendable {
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
                 forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
-                maximumBodySize: Int? = nil) {
+                maximumBodySize: Int? = nil, endToEnd: Bool = false) {
         self.method = method
         self.path = path
         self.service = service
@@ -60,6 +63,7 @@ public struct Route: Sendable {
         self.acceptsFormBodies = acceptsFormBodies
         self.bodyFormat = bodyFormat
         self.maximumBodySize = maximumBodySize
+        self.endToEnd = endToEnd
     }
 }
 
@@ -79,7 +83,28 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense + links + vault + geotag
+    public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon
+
+    /// The LEMON tracing app's API (seed 003): the handshake in the clear, everything after it end-to-end
+    /// encrypted with the session's keys (docs/lemon.md).
+    static let lemon: [Route] = {
+        func app(_ method: HTTPRequest.Method, _ path: String, _ service: String, _ rpc: String, success: HTTPResponse.Status = .ok) -> Route {
+            Route(method, path, service: service, rpc: rpc, auth: .jwt(kinds: ["app"]), style: .lemon, success: success, endToEnd: true)
+        }
+        return [
+            Route(.post, "/api/v1/devices", service: "auth", rpc: "auth.lemon.handshake", auth: .none, style: .lemon),
+            Route(.get, "/api/v1/keys", service: "auth", rpc: "auth.lemon.keys", auth: .none, style: .lemon),
+            app(.delete, "/api/v1/devices", "auth", "auth.lemon.device.delete"),
+            app(.post, "/api/v1/devices/active", "auth", "auth.lemon.device.active"),
+            app(.post, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.update", success: .created),
+            app(.delete, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.delete"),
+            app(.get, "/api/v1/symptoms", "statistics", "statistics.symptoms.list"),
+            app(.post, "/api/v1/submission/covid", "statistics", "statistics.submission.create", success: .created),
+            app(.get, "/api/v1/statistics/covid/google", "statistics", "statistics.covid.get"),
+            app(.get, "/api/v1/countries", "statistics", "statistics.countries.list"),
+            app(.get, "/api/v1/languages", "statistics", "statistics.languages.list"),
+        ]
+    }()
 
     /// The OwnYourData data vault (seed 000) and its administration.
     static let vault: [Route] = [

@@ -12,11 +12,13 @@ struct RouteForwarder: Sendable {
     let authenticator: Authenticator
     let maximumBodySize: Int
     let serviceTimeout: Duration
+    let sessionKeys: SessionKeyCache
 
     /// Deeper JSON than this is refused before any service sees it.
     static let maximumJSONDepth = 32
 
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
+        if route.endToEnd { return try await respondEncrypted(to: request, context: context) }
         var callContext = CallContext(
             requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
         // A signature covers the body, so a signed route reads it first; every other scheme is checked before
@@ -92,7 +94,7 @@ struct RouteForwarder: Sendable {
     }
 
     /// The whole body, within the route's limit (or the gateway's).
-    private func collectBody(of request: Request) async throws -> ByteBuffer {
+    func collectBody(of request: Request) async throws -> ByteBuffer {
         let limit = route.maximumBodySize ?? maximumBodySize
         do {
             return try await request.body.collect(upTo: limit)
@@ -120,11 +122,16 @@ struct RouteForwarder: Sendable {
             guard let fields = Self.formFields(data) else { throw route.style.malformedBody("The form body is not valid URL encoding") }
             return fields
         }
+        return try Self.json(data, style: route.style)
+    }
+
+    /// A JSON body, within the depth limit.
+    static func json(_ data: Data, style: APIStyle) throws -> JSONValue {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
-            throw route.style.malformedBody("The request body is not valid JSON")
+            throw style.malformedBody("The request body is not valid JSON")
         }
-        guard Self.depth(of: value) <= Self.maximumJSONDepth else {
-            throw route.style.malformedBody("The request body nests deeper than \(Self.maximumJSONDepth) levels")
+        guard depth(of: value) <= maximumJSONDepth else {
+            throw style.malformedBody("The request body nests deeper than \(maximumJSONDepth) levels")
         }
         return value
     }
@@ -151,7 +158,7 @@ struct RouteForwarder: Sendable {
         }
     }
 
-    private func pathParameters(_ context: GatewayRequestContext) -> [String: String] {
+    func pathParameters(_ context: GatewayRequestContext) -> [String: String] {
         var parameters: [String: String] = [:]
         for (name, value) in context.parameters {
             parameters[String(name)] = String(value).removingPercentEncoding ?? String(value)
@@ -160,7 +167,7 @@ struct RouteForwarder: Sendable {
     }
 
     /// The route's forwarded headers by lowercase name; a repeated header's values joined as HTTP allows.
-    private func forwardedHeaders(_ request: Request) -> [String: String] {
+    func forwardedHeaders(_ request: Request) -> [String: String] {
         var headers: [String: String] = [:]
         for name in route.forwardedHeaders {
             let values = request.headers[values: name]
@@ -169,7 +176,7 @@ struct RouteForwarder: Sendable {
         return headers
     }
 
-    private func queryParameters(_ request: Request) -> [String: [String]] {
+    func queryParameters(_ request: Request) -> [String: [String]] {
         Self.queryParameters(request.uri.query ?? "")
     }
 

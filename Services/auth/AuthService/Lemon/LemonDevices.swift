@@ -1,0 +1,76 @@
+import CustodianRPC
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What an app does to its own registration: delete itself (and everything it submitted), deactivate itself,
+/// set or clear its push token (seed 003). The app is the principal of the verified token.
+struct LemonDevices: Sendable {
+    let database: PostgresClient
+    let services: RPCClient
+    let sessions: LemonSessions
+
+    /// Removes the app's submissions (statistics) first, then the app with its sessions: a failure on the way
+    /// leaves the app able to retry, never data without its owner's means to delete it.
+    func delete(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        let (app, deviceId) = try await caller(context)
+        _ = try await services.call("statistics", "statistics.device.forget", input: ["deviceId": JSONValue.string(deviceId)],
+                                    context: context, as: JSONValue.self)
+        try await database.query("DELETE FROM auth.lemon_apps WHERE id = \(app)", logger: context.logger)
+        context.logger.info("lemon app deleted", metadata: ["device": .string(deviceId)])
+        return .null
+    }
+
+    /// `?status=true|false`. Deactivation ends every session at once; a deactivated app cannot shake hands.
+    func setActive(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        let (app, _) = try await caller(context)
+        let values = input.query["status"] ?? []
+        guard values.count == 1, let active = ["true": true, "false": false][values[0].lowercased()] else {
+            throw RPCError.badRequest("Invalid status value: status must be true or false")
+        }
+        if active {
+            try await database.query("UPDATE auth.lemon_apps SET deactivated_at = NULL WHERE id = \(app)", logger: context.logger)
+        } else {
+            try await database.query(
+                "UPDATE auth.lemon_apps SET deactivated_at = coalesce(deactivated_at, now()) WHERE id = \(app)", logger: context.logger)
+            try await sessions.revokeAll(app: app, logger: context.logger)
+        }
+        return .null
+    }
+
+    func updatePushToken(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        let (app, _) = try await caller(context)
+        guard case .object(let fields) = input.body else { throw RPCError.badRequest("Token is null or an empty string") }
+        let value = fields.first { $0.key.lowercased() == "pushtoken" }?.value
+        let token: String?
+        switch value {
+        case nil, .null?: token = nil
+        case .string(let text)?: token = text
+        default: throw RPCError.badRequest("Token is null or an empty string")
+        }
+        if let problem = PushToken.problem(token) { throw RPCError.badRequest(problem) }
+        do {
+            try await database.query("UPDATE auth.lemon_apps SET push_token = \(token) WHERE id = \(app)", logger: context.logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw RPCError.unauthenticated("Push token already exists in database")
+        }
+        return .null
+    }
+
+    func deletePushToken(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        let (app, _) = try await caller(context)
+        try await database.query("UPDATE auth.lemon_apps SET push_token = NULL WHERE id = \(app)", logger: context.logger)
+        return .null
+    }
+
+    /// The app behind the request's token; the gateway has checked the token and that its session is live.
+    private func caller(_ context: CallContext) async throws -> (Int64, String) {
+        guard let principal = context.principal, principal.kind == "app", UUID(uuidString: principal.id) != nil else {
+            throw RPCError.unauthenticated("Missing or Invalid JWT")
+        }
+        let rows = try await database.query(
+            "SELECT id FROM auth.lemon_apps WHERE device_id = \(principal.id)::uuid", logger: context.logger)
+        for try await id in rows.decode(Int64.self) { return (id, principal.id) }
+        throw RPCError.unauthenticated("Missing or Invalid JWT")
+    }
+}

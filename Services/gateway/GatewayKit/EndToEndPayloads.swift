@@ -1,0 +1,102 @@
+import CustodianLemon
+import CustodianRPC
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The tracing API's end-to-end encryption (seed 003; docs/lemon.md): after the token is verified, the body is
+/// checked (MAC first, in constant time) and decrypted with the session's keys, its IV admitted once by `auth`,
+/// and the service's answer — success or error — sealed with the same keys. Requests that fail before the
+/// session is established or before the payload is proven get a plaintext envelope, as the app could not
+/// trust anything else.
+extension RouteForwarder {
+    func respondEncrypted(to request: Request, context: GatewayRequestContext) async throws -> Response {
+        var callContext = CallContext(
+            requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
+        try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
+        guard let principal = callContext.principal, let session = principal.session else {
+            throw GatewayError(status: .unauthorized, reason: "invalid_token", message: "Missing or Invalid JWT", style: route.style)
+        }
+        let rawBody = try await collectBody(of: request)
+        let payload: EncryptedPayload?
+        do {
+            payload = rawBody.readableBytes > 0 ? try EncryptedPayload(body: rawBody.readableBytesView) : nil
+        } catch {
+            throw GatewayError(status: .badRequest, reason: "invalid_payload", message: error.description, style: route.style)
+        }
+
+        let keys: SessionKeys
+        do {
+            keys = try await sessionKeys.keys(session: session, device: principal.id, rpc: rpc, context: callContext)
+        } catch let error as RPCError {
+            throw GatewayError(error, style: route.style)
+        }
+        var plaintext: Data?
+        if let payload {
+            do {
+                plaintext = try payload.open(keys: keys)
+            } catch {
+                throw GatewayError(status: .badRequest, reason: "invalid_payload", message: error.description, style: route.style)
+            }
+        }
+        do {
+            let admission = SessionInput(session: session, device: principal.id, iv: payload.map { Data($0.iv).base64EncodedString() })
+            _ = try await rpc.call("auth", SessionContract.useMethod, input: admission, context: callContext, as: Empty.self)
+        } catch let error as RPCError {
+            throw GatewayError(error, style: route.style)
+        }
+
+        // From here on the app can read what we say only with its session keys, so every answer is sealed.
+        do {
+            let body = try plaintext.map { try Self.json($0, style: route.style) } ?? .null
+            let input = HTTPInput(body: body, path: pathParameters(context), query: queryParameters(request), headers: forwardedHeaders(request))
+            let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
+            return sealed(route.style.successBody(result, status: route.successStatus), status: route.successStatus, keys: keys)
+        } catch let error as RPCError {
+            if error.code.httpStatus >= 500 {
+                context.logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
+            }
+            return sealed(GatewayError(error, style: route.style), keys: keys)
+        } catch let error as GatewayError {
+            return sealed(error, keys: keys)
+        }
+    }
+
+    private func sealed(_ error: GatewayError, keys: SessionKeys) -> Response {
+        var response = sealed(route.style.errorBody(status: error.status, reason: error.reason, message: error.message, details: error.details),
+                              status: error.status, keys: keys)
+        response.headers.append(contentsOf: error.headers)
+        return response
+    }
+
+    private func sealed(_ body: JSONValue, status: HTTPResponse.Status, keys: SessionKeys) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let json = (try? encoder.encode(body)) ?? Data("{}".utf8)
+        let text = EncryptedPayload.seal(json, keys: keys).base64
+        return Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Session keys by session id. Keys never change during a session, so a gateway asks `auth` for them once;
+/// whether the session is still live is asked on every request (``SessionContract/useMethod``).
+actor SessionKeyCache {
+    private var keys: [String: SessionKeys] = [:]
+    /// Plenty for one replica's live sessions; when full it starts over rather than keep an eviction order.
+    private let capacity: Int
+
+    init(capacity: Int = 50_000) {
+        self.capacity = capacity
+    }
+
+    func keys(session: String, device: String, rpc: RPCClient, context: CallContext) async throws -> SessionKeys {
+        if let known = keys[session] { return known }
+        let wire = try await rpc.call("auth", SessionContract.keysMethod, input: SessionInput(session: session, device: device),
+                                      context: context, as: WireSessionKeys.self)
+        guard let fetched = wire.keys else { throw RPCError.internal("auth sent malformed session keys") }
+        if keys.count >= capacity { keys.removeAll() }
+        keys[session] = fetched
+        return fetched
+    }
+}
