@@ -1,6 +1,7 @@
 import AuthService
 import CustodianRuntime
 import CustodianSecurity
+import CustodianLemon
 import Foundation
 import Logging
 import PostgresNIO
@@ -58,6 +59,16 @@ enum Deployment {
         let path = secretsDirectory + "/sealing-key"
         if Files.read(path) == nil {
             try Files.write(Sealer.generateKeyText(), to: path)
+        }
+        return path
+    }
+
+    /// The path of the tracing app's handshake key file (`lemon-keys.json` in the secrets directory), made on
+    /// first use with one key generation named after the month.
+    static func lemonKeys(secretsDirectory: String) throws -> String {
+        let path = secretsDirectory + "/lemon-keys.json"
+        if Files.read(path) == nil {
+            try Files.write(try ServerKeyFile.generate(id: LemonKeyID.new()).json(), to: path)
         }
         return path
     }

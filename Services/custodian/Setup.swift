@@ -27,6 +27,7 @@ struct Setup: AsyncParsableCommand {
         }
         Console.say("database   \(urls.count) service roles ready in \(adminURL)")
         Console.say("sealing    key in \(try Deployment.sealingKey(secretsDirectory: secrets))")
+        Console.say("lemon      handshake keys in \(try Deployment.lemonKeys(secretsDirectory: secrets))")
         try Files.makeDirectory(secrets + "/tls", mode: 0o755)
         try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
         Console.say("tls        \(secrets)/tls/cert.pem")

@@ -85,6 +85,7 @@ struct Up: AsyncParsableCommand {
         try Files.makeDirectory(dataDirectory + "/pids", mode: 0o755)
 
         let sealingKey = try Deployment.sealingKey(secretsDirectory: secrets)
+        let lemonKeys = try Deployment.lemonKeys(secretsDirectory: secrets)
         let binaries = try executableDirectory()
         var base = ProcessInfo.processInfo.environment
         base[RuntimeKey.databaseURL] = nil
@@ -99,6 +100,7 @@ struct Up: AsyncParsableCommand {
             environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
             environment[RuntimeKey.instance] = service
             environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey
+            if service == "auth" { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
             return .init(name: service, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(service).log")
         }
         programs.append(.init(

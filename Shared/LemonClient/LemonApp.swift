@@ -32,4 +32,10 @@ public struct LemonSession: Sendable {
     public let accessToken: String
     public let accessTokenExpiry: String
     public let keys: SessionKeys
+
+    public init(accessToken: String, accessTokenExpiry: String, keys: SessionKeys) {
+        self.accessToken = accessToken
+        self.accessTokenExpiry = accessTokenExpiry
+        self.keys = keys
+    }
 }

@@ -96,6 +96,24 @@ extension PlatformTests {
             #expect(try await Self.login(account.email, "user_a").status == 200)
         }
 
+        @Test func passwordChangesCountTowardsTheSameThrottle() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let auth = Self.bearer(account.token)
+            for _ in 0..<5 {
+                let guess = try await platform.request(.POST, "/api/password", json: #"{"current_password":"guess!","new_password":"other-pw"}"#, headers: auth)
+                #expect(guess.status == 403)
+            }
+            // A token is no way around the login's lock: the right password waits too, and so does the login.
+            let locked = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
+            #expect(locked.status == 429)
+            #expect(locked.json?["error"] as? String == "slow_down")
+            #expect(try await Self.login(account.email, "user_a").status == 429)
+            _ = try platform.sql("UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email = '\(account.email)'")
+            let changed = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
+            #expect(changed.status == 200)
+        }
+
         @Test func modulesAreListedWithTheirLaunchURL() async throws {
             let account = try await Self.newUser()
             let empty = try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(account.token))

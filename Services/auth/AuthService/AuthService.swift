@@ -18,8 +18,9 @@ public enum AuthService {
         let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
 
         let tokens = TokenIssuer(signingKeys: signingKeys, issuer: issuer, audience: audience)
-        let vaultUsers = VaultUsers(database: environment.database, services: environment.services)
-        let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens)
+        let throttle = PasswordThrottle(database: environment.database)
+        let vaultUsers = VaultUsers(database: environment.database, services: environment.services, throttle: throttle)
+        let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens, throttle: throttle)
 
         let serverKeys = try ServerKeyFile(json: environment.configuration.require(RuntimeKey.lemonKeys)).serverKeys()
         let sessions = LemonSessions(database: environment.database, sealer: try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey)))

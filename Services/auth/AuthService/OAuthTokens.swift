@@ -7,17 +7,15 @@ import VaultService
 
 /// `POST /oauth/token` of the data vault (seed 000, Login): the password grant for users and the
 /// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
-/// Failed logins for one email are slowed down and, after five in a quarter of an hour, refused for a
-/// quarter of an hour, which ends by itself.
+/// Failed logins for one email are slowed down and then refused for a while (``PasswordThrottle``).
 struct OAuthTokens: Sendable {
     let database: PostgresClient
     let services: RPCClient
     let users: VaultUsers
     let issuer: TokenIssuer
+    let throttle: PasswordThrottle
 
     static let lifetime = 7200
-    static let failuresBeforeLock = 5
-    static let lockSeconds = 15 * 60
 
     struct TokenResponse: Codable, Sendable {
         var access_token: String
@@ -44,19 +42,17 @@ struct OAuthTokens: Sendable {
             throw Self.error(.badRequest, "invalid_request", "email and password are required")
         }
         let key = VaultUsers.normalised(email)
-        if let lockedFor = try await lockedSeconds(key, logger: context.logger) {
-            let minutes = (lockedFor + 59) / 60
-            throw Self.error(.tooManyRequests, "slow_down", "Too many failed logins; try again in \(minutes) minute\(minutes == 1 ? "" : "s")")
+        if let refusal = try await throttle.refusal(key, logger: context.logger) {
+            throw Self.error(.tooManyRequests, "slow_down", refusal)
         }
         let user = try await users.find(email: key, logger: context.logger)
         // An unknown email costs as much as a wrong password, so that timing tells nothing.
         let valid = Sodium.verifyPassword(password, hash: user?.passwordHash ?? Self.dummyHash)
         guard let user, valid else {
-            let failures = try await recordFailure(key, logger: context.logger)
-            try? await Task.sleep(for: .milliseconds(200 * min(failures, 5)))
+            try await throttle.recordFailure(key, logger: context.logger)
             throw Self.error(.unauthenticated, "invalid_grant", "Invalid email or password")
         }
-        try await database.query("DELETE FROM auth.login_failures WHERE email = \(key)", logger: context.logger)
+        try await throttle.clear(key, logger: context.logger)
         let (token, claims) = try await issuer.issue(
             subject: String(user.id), kind: "user", session: nil, scopes: ["vault"], lifetime: TimeInterval(Self.lifetime), logger: context.logger)
         return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: user.name)
@@ -88,39 +84,6 @@ struct OAuthTokens: Sendable {
         // The app logs in with a module's key from a login QR code and shows the owner's name like after a password login.
         let owner = try await users.name(id: module.userID, logger: context.logger)
         return TokenResponse(access_token: token, created_at: Int64(claims.iat.value.timeIntervalSince1970), username: owner)
-    }
-
-    /// Seconds the email is still locked for, if it is.
-    private func lockedSeconds(_ email: String, logger: Logger) async throws -> Int? {
-        let rows = try await database.query(
-            "SELECT ceil(extract(epoch FROM locked_until - now()))::integer FROM auth.login_failures WHERE email = \(email) AND locked_until > now()",
-            logger: logger)
-        for try await seconds in rows.decode(Int.self) { return seconds }
-        return nil
-    }
-
-    /// Counts a failure in the current window and locks the email at the limit; returns the count.
-    private func recordFailure(_ email: String, logger: Logger) async throws -> Int {
-        let rows = try await database.query(
-            """
-            INSERT INTO auth.login_failures (email, failures, window_started) VALUES (\(email), 1, now())
-            ON CONFLICT (email) DO UPDATE SET
-                failures = CASE WHEN auth.login_failures.window_started < now() - interval '15 minutes' THEN 1 ELSE auth.login_failures.failures + 1 END,
-                window_started = CASE WHEN auth.login_failures.window_started < now() - interval '15 minutes' THEN now() ELSE auth.login_failures.window_started END
-            RETURNING failures
-            """, logger: logger)
-        var failures = 1
-        for try await count in rows.decode(Int.self) { failures = count }
-        // Rows of long-quiet emails go, so that guessing emails does not grow the table for ever.
-        try await database.query(
-            "DELETE FROM auth.login_failures WHERE window_started < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())",
-            logger: logger)
-        if failures >= Self.failuresBeforeLock {
-            try await database.query(
-                "UPDATE auth.login_failures SET locked_until = now() + \(Self.lockSeconds) * interval '1 second', failures = 0, window_started = now() WHERE email = \(email)",
-                logger: logger)
-        }
-        return failures
     }
 
     /// Form fields and JSON members alike, as text.

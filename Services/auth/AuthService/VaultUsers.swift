@@ -9,6 +9,7 @@ import VaultService
 struct VaultUsers: Sendable {
     let database: PostgresClient
     let services: RPCClient
+    let throttle: PasswordThrottle
 
     struct CreateRequest: Decodable {
         var email: String
@@ -94,14 +95,20 @@ struct VaultUsers: Sendable {
         guard (6...1024).contains(request.new_password.count) else {
             throw RPCError.validation(location: ["body", "new_password"], message: "password must have 6 to 1024 characters")
         }
-        var stored: String?
-        for try await hash in try await database.query("SELECT password_hash FROM auth.vault_users WHERE id = \(id)", logger: context.logger).decode(String.self) {
-            stored = hash
+        var stored: (email: String, hash: String)?
+        let rows = try await database.query("SELECT email, password_hash FROM auth.vault_users WHERE id = \(id)", logger: context.logger)
+        for try await row in rows.decode((String, String).self) { stored = row }
+        guard let stored else { throw RPCError.forbidden("Only a user can change their password", reason: "forbidden") }
+        // A stolen token must not become a way to guess the password: the login's throttle counts here too.
+        if let refusal = try await throttle.refusal(stored.email, logger: context.logger) {
+            throw RPCError(.tooManyRequests, reason: "slow_down", message: refusal)
         }
         // 403, not 401: the token is fine, and apps log out on a 401.
-        guard let stored, Sodium.verifyPassword(request.current_password, hash: stored) else {
+        guard Sodium.verifyPassword(request.current_password, hash: stored.hash) else {
+            try await throttle.recordFailure(stored.email, logger: context.logger)
             throw RPCError.forbidden("The current password is wrong", reason: "wrong_password")
         }
+        try await throttle.clear(stored.email, logger: context.logger)
         let newHash = try Sodium.passwordHash(request.new_password)
         _ = try await services.call("vault", "vault.users.reseal",
                                     input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
