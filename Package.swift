@@ -184,7 +184,18 @@ let package = Package(
             swiftSettings: settings
         ),
         .executableTarget(name: "vault", dependencies: ["VaultService"], path: "Services/vault/Main", swiftSettings: settings),
-        .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
+
+        .target(
+            name: "StatisticsService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/statistics/StatisticsService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "statistics", dependencies: ["StatisticsService"], path: "Services/statistics/Main", swiftSettings: settings),
 
         // MARK: Command line
         .executableTarget(
@@ -231,6 +242,11 @@ let package = Package(
             name: "RoutesTests",
             dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
             path: "Tests/RoutesTests"
+        ),
+        .testTarget(
+            name: "StatisticsTests",
+            dependencies: ["StatisticsService", "CustodianRPC"],
+            path: "Tests/StatisticsTests"
         ),
         .testTarget(
             name: "GatewayTests",

@@ -79,7 +79,7 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense + links + vault + geotag
+    public static let all: [Route] = twomes + openSense + links + vault + geotag + statistics
 
     /// The OwnYourData data vault (seed 000) and its administration.
     static let vault: [Route] = [
@@ -148,6 +148,29 @@ public enum RouteTable {
         Route(.delete, "/route/{route_id}", service: "routes", rpc: "routes.route.delete", auth: .signature, style: .geotag, success: .noContent),
         Route(.post, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.create", auth: .admin, style: .admin, success: .created),
         Route(.get, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.list", auth: .admin, style: .admin),
+    ]
+
+    /// The LEMON tracing app's statistics (seed 003, docs/lemon.md) and their administration (docs/admin.md).
+    static let statistics: [Route] = [
+        Route(.get, "/api/v1/symptoms", service: "statistics", rpc: "statistics.symptoms.list", auth: .jwt(kinds: ["app"]), style: .lemon),
+        Route(.post, "/api/v1/submission/covid", service: "statistics", rpc: "statistics.submission.create", auth: .jwt(kinds: ["app"]), style: .lemon,
+              success: .created, maximumBodySize: 16 * 1024),
+        Route(.get, "/api/v1/statistics/covid/google", service: "statistics", rpc: "statistics.covid.get", auth: .jwt(kinds: ["app"]), style: .lemon),
+        Route(.get, "/api/v1/countries", service: "statistics", rpc: "statistics.countries.list", auth: .jwt(kinds: ["app"]), style: .lemon),
+        Route(.get, "/api/v1/languages", service: "statistics", rpc: "statistics.languages.list", auth: .jwt(kinds: ["app"]), style: .lemon),
+        Route(.get, "/admin/v1/statistics/countries", service: "statistics", rpc: "statistics.admin.countries.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/countries/{alpha2}", service: "statistics", rpc: "statistics.admin.countries.upsert", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/languages", service: "statistics", rpc: "statistics.admin.languages.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/languages/{alpha2}", service: "statistics", rpc: "statistics.admin.languages.upsert", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/symptoms", service: "statistics", rpc: "statistics.admin.symptoms.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.upsert", auth: .admin, style: .admin),
+        Route(.delete, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.deactivate", auth: .admin, style: .admin),
+        // The CSV travels as one string in one RPC frame (CUSTODIAN_MAX_FRAME_SIZE, 8 MiB by default): 6 MiB leaves room for escaping.
+        Route(.post, "/admin/v1/statistics/covid/imports", service: "statistics", rpc: "statistics.admin.covid.import", auth: .admin, style: .admin,
+              success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
+        Route(.get, "/admin/v1/statistics/submissions/counts", service: "statistics", rpc: "statistics.admin.submissions.counts", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/submissions", service: "statistics", rpc: "statistics.admin.submissions.export", auth: .admin, style: .admin,
+              rendering: .stream),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the
