@@ -185,6 +185,7 @@ let package = Package(
         ),
         .executableTarget(name: "vault", dependencies: ["VaultService"], path: "Services/vault/Main", swiftSettings: settings),
 
+        // The LEMON tracing app's statistics (docs/lemon.md).
         .target(
             name: "StatisticsService",
             dependencies: [

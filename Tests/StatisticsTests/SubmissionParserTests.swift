@@ -71,6 +71,7 @@ struct SubmissionParserTests {
         (#"{"Country":"Great Britain"}"#, "unsupported_country", "Unsupported country 'Great Britain'"),
         (#"{"Language":"xx"}"#, "invalid_alpha2", "Invalid Alpha2 'xx': not a supported language"),
         (#"{"Language":"english"}"#, "invalid_alpha2", "Invalid Alpha2 'english': not a supported language"),
+        (#"{"Country":"\u00dfb"}"#, "unsupported_country", "Unsupported country 'ßb'"),
         (#"{"Age":-1}"#, "invalid_age", "Invalid age (younger than 0 or older than 200): -1"),
         (#"{"Age":201}"#, "invalid_age", "Invalid age (younger than 0 or older than 200): 201"),
         (#"{"Age":25.5}"#, "invalid_age", "Invalid age (younger than 0 or older than 200): 25.5"),

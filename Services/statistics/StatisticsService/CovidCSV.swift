@@ -77,7 +77,7 @@ public enum CovidCSV {
                 continue
             }
             let country = values[0].uppercased()
-            guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            guard SubmissionParser.isAlpha2(values[0]) else {
                 errors.append(LineError(line: line, message: "country '\(clip(values[0]))' is not an alpha2 code"))
                 continue
             }

@@ -47,20 +47,9 @@ public struct ReferenceData: Sendable {
         return values
     }
 
-    /// An active country by alpha2 (any case), with its name; nil when it is not supported.
-    func country(_ text: String, logger: Logger) async throws -> (alpha2: String, name: String)? {
-        let code = text.uppercased()
-        guard Self.isAlpha2(code) else { return nil }
-        for try await (alpha2, name) in try await database.query(
-            "SELECT alpha2, name FROM statistics.countries WHERE alpha2 = \(code) AND active", logger: logger
-        ).decode((String, String).self) {
-            return (alpha2, name)
-        }
-        return nil
-    }
-
+    /// Two ASCII letters (checked before changing case: `ß` upper-cases to `SS`).
     static func isAlpha2(_ text: String) -> Bool {
-        text.count == 2 && text.allSatisfy { $0.isASCII && $0.isLetter }
+        SubmissionParser.isAlpha2(text)
     }
 
     // MARK: App routes
@@ -72,7 +61,7 @@ public struct ReferenceData: Sendable {
         var language = Self.defaultLanguage
         if let requested = try input.singleQueryValue("language"), !requested.isEmpty {
             let code = requested.lowercased()
-            guard Self.isAlpha2(code), try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
+            guard Self.isAlpha2(requested), try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
                 throw RPCError.badRequest("Invalid Alpha2 '\(Self.clip(requested))': not a supported language", reason: "invalid_alpha2")
             }
             language = code
@@ -108,7 +97,7 @@ public struct ReferenceData: Sendable {
                       normalise: (String) -> String) async throws -> JSONValue {
         let requested = try input.singleQueryValue(parameter).flatMap { $0.isEmpty ? nil : $0 }
         let code = requested.map(normalise)
-        if let requested, let code, !Self.isAlpha2(code) {
+        if let requested, !Self.isAlpha2(requested) {
             throw RPCError.badRequest("Invalid alpha2 code '\(Self.clip(requested))'", reason: "invalid_alpha2")
         }
         let rows = try await database.query(
@@ -174,7 +163,7 @@ public struct ReferenceData: Sendable {
         let request = try input.decodeBody(as: Request.self)
         let raw = input.path["alpha2"] ?? ""
         let code = table == .countries ? raw.uppercased() : raw.lowercased()
-        guard Self.isAlpha2(code) else {
+        guard Self.isAlpha2(raw) else {
             throw RPCError.badRequest("'\(Self.clip(raw))' is not an alpha2 code (two letters)", reason: "invalid_alpha2")
         }
         let name = request.name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -255,7 +244,7 @@ public struct ReferenceData: Sendable {
         var translations: [(String, String)] = []
         for (language, text) in (request.translations ?? [:]).sorted(by: { $0.key < $1.key }) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard Self.isAlpha2(language.lowercased()) else {
+            guard Self.isAlpha2(language) else {
                 throw RPCError.validation(location: ["body", "translations", language], message: "a language is an alpha2 code")
             }
             guard (1...200).contains(value.count), !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

@@ -162,13 +162,13 @@ public enum SubmissionParser {
         }
 
         if let value = values[.country] {
-            guard let text = value.stringValue, reference.countries.contains(text.uppercased()) else {
+            guard let text = value.stringValue, isAlpha2(text), reference.countries.contains(text.uppercased()) else {
                 throw fail(.unsupportedCountry, "Unsupported country '\(clip(describe(value)))'")
             }
             submission.country = text.uppercased()
         }
         if let value = values[.language] {
-            guard let text = value.stringValue, reference.languages.contains(text.lowercased()) else {
+            guard let text = value.stringValue, isAlpha2(text), reference.languages.contains(text.lowercased()) else {
                 throw fail(.invalidAlpha2, "Invalid Alpha2 '\(clip(describe(value)))': not a supported language")
             }
             submission.language = text.lowercased()
@@ -228,6 +228,11 @@ public enum SubmissionParser {
             submission.symptoms = keys.sorted()
         }
         return submission
+    }
+
+    /// Two ASCII letters (checked before changing case: `ß` upper-cases to `SS`).
+    static func isAlpha2(_ text: String) -> Bool {
+        text.count == 2 && text.allSatisfy { $0.isASCII && $0.isLetter }
     }
 
     private static func describe(_ value: JSONValue) -> String {
