@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService", "CustodianLemon",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService", "StatisticsService", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -203,7 +203,19 @@ let package = Package(
             swiftSettings: settings
         ),
         .executableTarget(name: "vault", dependencies: ["VaultService"], path: "Services/vault/Main", swiftSettings: settings),
-        .executableTarget(name: "statistics", dependencies: ["CustodianRuntime"], path: "Services/statistics/Main", swiftSettings: settings),
+
+        // The LEMON tracing app's statistics (docs/lemon.md).
+        .target(
+            name: "StatisticsService",
+            dependencies: [
+                "CustodianRPC", "CustodianRuntime",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/statistics/StatisticsService",
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "statistics", dependencies: ["StatisticsService"], path: "Services/statistics/Main", swiftSettings: settings),
 
         // MARK: Command line
         .executableTarget(
@@ -251,6 +263,11 @@ let package = Package(
             name: "RoutesTests",
             dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
             path: "Tests/RoutesTests"
+        ),
+        .testTarget(
+            name: "StatisticsTests",
+            dependencies: ["StatisticsService", "CustodianRPC"],
+            path: "Tests/StatisticsTests"
         ),
         .testTarget(
             name: "GatewayTests",

@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTP1
 
 /// The data vault's test environment (seed 000, "Test Environment"), loaded through the admin API on a new
-/// data directory: the two users, the Location module for User A and its `oyd.location` repo.
+/// data directory: the two users, the Location module for User A and its `oyd.location` repo; and the LEMON
+/// statistics' sample COVID-19 figures.
 struct DemoData {
     let client: HTTPClient
     let baseURL: String
@@ -18,14 +19,20 @@ struct DemoData {
                                     #"{"name":"Location","description":"Collect and show your location history","url":"https://location.oydapp.eu"}"#)
         guard let moduleID = module["id"] as? Int else { throw DemoError("the demo module was not installed") }
         _ = try await post("/admin/v1/vault/modules/\(moduleID)/permissions", #"{"repo":"oyd.location","read":true,"write":true}"#)
-        return "users user_a@ownyourdata.eu / user_a and user_b@ownyourdata.eu / Q/wdfbv67; Location module; repo oyd.location"
+        // The LEMON statistics' sample figures (Deploy/demo/covid-sample.csv).
+        var query = URLComponents()
+        query.queryItems = [URLQueryItem(name: "source", value: CovidSample.source), URLQueryItem(name: "source_url", value: CovidSample.sourceURL)]
+        let figures = try await post("/admin/v1/statistics/covid/imports?\(query.percentEncodedQuery ?? "")", CovidSample.csv + "\n", contentType: "text/csv")
+        let countries = (figures["countries"] as? [String])?.joined(separator: ", ") ?? "?"
+        return "users user_a@ownyourdata.eu / user_a and user_b@ownyourdata.eu / Q/wdfbv67; Location module; repo oyd.location; "
+            + "COVID-19 sample figures for \(countries)"
     }
 
-    private func post(_ path: String, _ json: String) async throws -> [String: Any] {
+    private func post(_ path: String, _ json: String, contentType: String = "application/json") async throws -> [String: Any] {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: contentType)
         request.body = .bytes(ByteBuffer(string: json))
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)

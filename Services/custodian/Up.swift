@@ -18,7 +18,7 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Use this PostgreSQL (an administrator's URL) instead of a private cluster (default: CUSTODIAN_DATABASE_URL).")
     var databaseURL: String?
     @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
-    @Flag(help: "Do not load the demo data (the data vault's test users, module and repo) into a new data directory.")
+    @Flag(help: "Do not load the demo data (the data vault's test users, module and repo; the sample COVID-19 figures) into a new data directory.")
     var noDemo = false
 
     func run() async throws {

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
+import CustodianRPC
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -177,6 +179,26 @@ final class RunningPlatform: Sendable {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: RPC
+
+    /// An RPC client for these services' replicas in the platform's runtime directory
+    /// (`<data dir>/run/<service>/*.sock`), found as the gateway finds them. Shut it down after use.
+    func rpcClient(_ services: [String]) -> RPCClient {
+        RPCClient(services: Dictionary(uniqueKeysWithValues: services.map { ($0, RPCClient.Discovery.directory("\(dataDirectory)/run/\($0)")) }),
+                  logger: Logger(label: "integration-tests"))
+    }
+
+    /// Calls `method` of `service` directly, as the gateway would after authenticating `principal` (nil: no
+    /// principal). For routes whose credentials a test cannot make yet (the LEMON app's JWTs).
+    func call<Input: Codable & Sendable, Output: Decodable & Sendable>(
+        _ service: String, _ method: String, input: Input, principal: Principal?, as output: Output.Type = Output.self
+    ) async throws -> Output {
+        let client = rpcClient([service])
+        defer { client.shutdown() }
+        let context = CallContext(requestID: "integration-\(UUID().uuidString.lowercased())", deadline: Date().addingTimeInterval(30), principal: principal)
+        return try await client.call(service, method, input: input, context: context, as: output)
     }
 
     func pid(of service: String) throws -> pid_t {

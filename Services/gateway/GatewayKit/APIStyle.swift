@@ -43,6 +43,11 @@ public enum APIStyle: String, Sendable, CaseIterable {
         case .lemon:
             return ["data": .null, "meta": ["success": false, "code": .int(Int64(status.code)), "message": .string(message)]]
         case .admin:
+            // Details other than a validation failure's FastAPI list (which the message sums up) go along:
+            // a CSV import's bad lines, say.
+            if let details, reason != "validation_failed" {
+                return ["error": ["reason": .string(reason), "message": .string(message), "details": details]]
+            }
             return ["error": ["reason": .string(reason), "message": .string(message)]]
         }
     }

@@ -83,13 +83,15 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
-    public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon
+    public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics
 
     /// The LEMON tracing app's API (seed 003): the handshake in the clear, everything after it end-to-end
     /// encrypted with the session's keys (docs/lemon.md).
     static let lemon: [Route] = {
-        func app(_ method: HTTPRequest.Method, _ path: String, _ service: String, _ rpc: String, success: HTTPResponse.Status = .ok) -> Route {
-            Route(method, path, service: service, rpc: rpc, auth: .jwt(kinds: ["app"]), style: .lemon, success: success, endToEnd: true)
+        func app(_ method: HTTPRequest.Method, _ path: String, _ service: String, _ rpc: String, success: HTTPResponse.Status = .ok,
+                 maximumBodySize: Int? = nil) -> Route {
+            Route(method, path, service: service, rpc: rpc, auth: .jwt(kinds: ["app"]), style: .lemon, success: success,
+                  maximumBodySize: maximumBodySize, endToEnd: true)
         }
         return [
             Route(.post, "/api/v1/devices", service: "auth", rpc: "auth.lemon.handshake", auth: .none, style: .lemon),
@@ -99,7 +101,8 @@ public enum RouteTable {
             app(.post, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.update", success: .created),
             app(.delete, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.delete"),
             app(.get, "/api/v1/symptoms", "statistics", "statistics.symptoms.list"),
-            app(.post, "/api/v1/submission/covid", "statistics", "statistics.submission.create", success: .created),
+            // A 16 KiB survey, sealed: base64 of IV, padded ciphertext and MAC.
+            app(.post, "/api/v1/submission/covid", "statistics", "statistics.submission.create", success: .created, maximumBodySize: 24 * 1024),
             app(.get, "/api/v1/statistics/covid/google", "statistics", "statistics.covid.get"),
             app(.get, "/api/v1/countries", "statistics", "statistics.countries.list"),
             app(.get, "/api/v1/languages", "statistics", "statistics.languages.list"),
@@ -173,6 +176,23 @@ public enum RouteTable {
         Route(.delete, "/route/{route_id}", service: "routes", rpc: "routes.route.delete", auth: .signature, style: .geotag, success: .noContent),
         Route(.post, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.create", auth: .admin, style: .admin, success: .created),
         Route(.get, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.list", auth: .admin, style: .admin),
+    ]
+
+    /// The statistics service's researcher routes (docs/admin.md); its app routes are in ``lemon``.
+    static let statistics: [Route] = [
+        Route(.get, "/admin/v1/statistics/countries", service: "statistics", rpc: "statistics.admin.countries.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/countries/{alpha2}", service: "statistics", rpc: "statistics.admin.countries.upsert", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/languages", service: "statistics", rpc: "statistics.admin.languages.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/languages/{alpha2}", service: "statistics", rpc: "statistics.admin.languages.upsert", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/symptoms", service: "statistics", rpc: "statistics.admin.symptoms.list", auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.upsert", auth: .admin, style: .admin),
+        Route(.delete, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.deactivate", auth: .admin, style: .admin),
+        // The CSV travels as one string in one RPC frame (CUSTODIAN_MAX_FRAME_SIZE, 8 MiB by default): 6 MiB leaves room for escaping.
+        Route(.post, "/admin/v1/statistics/covid/imports", service: "statistics", rpc: "statistics.admin.covid.import", auth: .admin, style: .admin,
+              success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
+        Route(.get, "/admin/v1/statistics/submissions/counts", service: "statistics", rpc: "statistics.admin.submissions.counts", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/submissions", service: "statistics", rpc: "statistics.admin.submissions.export", auth: .admin, style: .admin,
+              rendering: .stream),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -1,4 +1,4 @@
 import CustodianRuntime
+import StatisticsService
 
-// The statistics domain comes in a later issue; the service already runs, owns its schema and answers system.*.
-await ServiceHost.main(ServiceDefinition(name: "statistics"))
+await ServiceHost.main(StatisticsService.definition)

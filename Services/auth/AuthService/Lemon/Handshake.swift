@@ -5,6 +5,7 @@ import CustodianSecurity
 import Foundation
 import Logging
 import PostgresNIO
+import StatisticsService
 
 /// The tracing app's `POST /api/v1/devices`: registers a new app instance or authenticates a known one, and
 /// opens a session whose keys both sides derive (docs/lemon.md). App instance ids are stored only hashed.
@@ -188,15 +189,12 @@ struct Handshake: Sendable {
         return nil
     }
 
-    /// Languages are the statistics service's reference data; one it does not know is refused as the
+    /// Languages are the statistics service's reference data; one it does not serve is refused as the
     /// document says, "Invalid alpha2 (language)".
     private func checkSupported(language: String, context: CallContext) async throws {
-        do {
-            _ = try await services.call(
-                "statistics", "statistics.languages.list", input: HTTPInput(query: ["language": [language]]), context: context, as: JSONValue.self)
-        } catch let error as RPCError where error.code == .badRequest {
-            throw RPCError.badRequest("Invalid alpha2 (language)")
-        }
+        let answer = try await services.call(
+            "statistics", "statistics.languages.supported", input: LanguageQuery(language: language), context: context, as: LanguageSupport.self)
+        guard answer.supported else { throw RPCError.badRequest("Invalid alpha2 (language)") }
     }
 }
 

@@ -1,0 +1,212 @@
+import CustodianRPC
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Daily COVID-19 figures per country, imported from public case data, and what apps read of them.
+public struct CovidFigures: Sendable {
+    let database: PostgresClient
+
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// At most this many countries in one statistics request.
+    static let maximumCountries = 50
+    static let globalName = "Global"
+    static let defaultSource = "CSV import"
+
+    struct Latest: Sendable {
+        var alpha2: String
+        var name: String
+        var day: Date
+        var confirmed: Int64
+        var deaths: Int64
+        var recovered: Int64?
+        var source: String
+        var sourceURL: String?
+        var importedAt: Date
+    }
+
+    /// `GET /api/v1/statistics/covid/google?countries=ZA&countries=GB`: each country's latest figures; one
+    /// country gives an object, several an array in the order asked (countries without figures left out),
+    /// none the global totals.
+    func get(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        _ = try Access.requireApp(context)
+        var requested: [String] = []
+        for value in input.query["countries"] ?? [] where !value.isEmpty {
+            let code = value.uppercased()
+            guard ReferenceData.isAlpha2(value) else {
+                throw RPCError.badRequest("Invalid alpha2 code '\(ReferenceData.clip(value))'", reason: "invalid_alpha2")
+            }
+            if !requested.contains(code) { requested.append(code) }
+        }
+        guard requested.count <= Self.maximumCountries else {
+            throw RPCError.badRequest("Ask for at most \(Self.maximumCountries) countries at once", reason: "too_many_countries")
+        }
+        var supported = Set<String>()
+        for try await code in try await database.query(
+            "SELECT alpha2 FROM statistics.countries WHERE active AND alpha2 = ANY(\(requested))", logger: context.logger
+        ).decode(String.self) {
+            supported.insert(code)
+        }
+        if let unsupported = requested.first(where: { !supported.contains($0) }) {
+            throw RPCError.badRequest("Invalid alpha2 code '\(unsupported)': not a supported country", reason: "invalid_alpha2")
+        }
+        let latest = try await self.latest(countries: requested.isEmpty ? nil : requested, logger: context.logger)
+        if requested.isEmpty {
+            guard !latest.isEmpty else {
+                throw RPCError.notFound("No COVID-19 statistics have been imported yet", reason: "no_statistics")
+            }
+            return Self.global(latest)
+        }
+        let byCountry = Dictionary(latest.map { ($0.alpha2, $0) }, uniquingKeysWith: { first, _ in first })
+        if requested.count == 1 {
+            guard let figures = byCountry[requested[0]] else {
+                throw RPCError.notFound("No COVID-19 statistics for \(requested[0]) yet", reason: "no_statistics")
+            }
+            return Self.render(figures)
+        }
+        return .array(requested.compactMap { byCountry[$0] }.map(Self.render))
+    }
+
+    private func latest(countries: [String]?, logger: Logger) async throws -> [Latest] {
+        let rows = try await database.query(
+            """
+            SELECT DISTINCT ON (f.country) f.country, c.name, f.day::timestamp AT TIME ZONE 'UTC', f.confirmed, f.deaths, f.recovered,
+                f.source, f.source_url, f.imported_at
+            FROM statistics.covid_figures f JOIN statistics.countries c ON c.alpha2 = f.country
+            WHERE \(countries)::text[] IS NULL OR f.country = ANY(\(countries))
+            ORDER BY f.country, f.day DESC
+            """, logger: logger)
+        var latest: [Latest] = []
+        for try await (alpha2, name, day, confirmed, deaths, recovered, source, url, importedAt)
+            in rows.decode((String, String, Date, Int64, Int64, Int64?, String, String?, Date).self) {
+            latest.append(Latest(alpha2: alpha2, name: name, day: day, confirmed: confirmed, deaths: deaths, recovered: recovered,
+                                 source: source, sourceURL: url, importedAt: importedAt))
+        }
+        return latest
+    }
+
+    static func render(_ figures: Latest) -> JSONValue {
+        [
+            "CountryName": .string(figures.name),
+            "ContractedCount": .int(figures.confirmed),
+            "DeathCount": .int(figures.deaths),
+            "RecoveredCount": figures.recovered.map { .int($0) } ?? .null,
+            "Source": .string(figures.source),
+            "SourceCreatedAt": .string(LemonDate.format(figures.day, fraction: false)),
+            "SourceUrl": figures.sourceURL.map { .string($0) } ?? .null,
+            "CreatedAt": .string(LemonDate.format(figures.importedAt)),
+        ]
+    }
+
+    /// The sum of every country's latest figures. RecoveredCount sums the countries that report it (null
+    /// when none does); Source lists the distinct sources; SourceUrl is set when there is only one.
+    static func global(_ latest: [Latest]) -> JSONValue {
+        let recovered = latest.compactMap(\.recovered)
+        let sources = Array(Set(latest.map(\.source))).sorted()
+        let urls = Set(latest.map(\.sourceURL))
+        return [
+            "CountryName": .string(globalName),
+            "ContractedCount": .int(latest.reduce(0) { $0 + $1.confirmed }),
+            "DeathCount": .int(latest.reduce(0) { $0 + $1.deaths }),
+            "RecoveredCount": recovered.isEmpty ? .null : .int(recovered.reduce(0, +)),
+            "Source": .string(sources.joined(separator: ", ")),
+            "SourceCreatedAt": .string(LemonDate.format(latest.map(\.day).max()!, fraction: false)),
+            "SourceUrl": urls.count == 1 ? (urls.first!.map { .string($0) } ?? .null) : .null,
+            "CreatedAt": .string(LemonDate.format(latest.map(\.importedAt).max()!)),
+        ]
+    }
+
+    // MARK: Imports
+
+    struct ImportResult: Codable, Sendable {
+        var rows: Int
+        var inserted: Int
+        var updated: Int
+        var countries: [String]
+        var first_day: String
+        var last_day: String
+        var source: String
+        @ExplicitNull var source_url: String?
+    }
+
+    /// `POST /admin/v1/statistics/covid/imports?source=…&source_url=…` with a CSV body: every line checked
+    /// first, then all rows stored in one transaction (a day already imported for a country is replaced).
+    func importCSV(_ input: HTTPInput, context: CallContext) async throws -> ImportResult {
+        try Access.requireAdmin(context)
+        let source = (try input.singleQueryValue("source") ?? Self.defaultSource).trimmingCharacters(in: .whitespaces)
+        guard (1...100).contains(source.count), !source.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw RPCError.badRequest("source has 1 to 100 characters and no control characters", reason: "invalid_query")
+        }
+        let sourceURL = try input.singleQueryValue("source_url").flatMap { $0.isEmpty ? nil : $0 }
+        if let sourceURL {
+            guard sourceURL.count <= 2000, let url = URL(string: sourceURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw RPCError.badRequest("source_url must be an http or https URL of at most 2000 characters", reason: "invalid_query")
+            }
+        }
+        guard let text = input.body.stringValue else {
+            throw RPCError.badRequest("the body must be the CSV text (Content-Type: text/csv)", reason: "invalid_csv")
+        }
+        var countries = Set<String>()
+        for try await code in try await database.query("SELECT alpha2 FROM statistics.countries", logger: context.logger).decode(String.self) {
+            countries.insert(code)
+        }
+        let rows: [CovidCSV.Row]
+        switch CovidCSV.parse(text, countries: countries) {
+        case .success(let parsed): rows = parsed
+        case .failure(let invalid):
+            let errors = invalid.lines
+            let shown = errors.prefix(CovidCSV.maximumReportedErrors)
+            let summary = shown.prefix(3).map { $0.description }.joined(separator: "; ")
+            throw RPCError.badRequest(
+                errors.count == 1 ? "The CSV is invalid: \(summary)" : "\(errors.count) lines of the CSV are invalid: \(summary)\(errors.count > 3 ? "; …" : "")",
+                reason: "invalid_csv",
+                details: .array(shown.map { (error: CovidCSV.LineError) -> JSONValue in ["line": .int(Int64(error.line)), "message": .string(error.message)] }))
+        }
+        guard !rows.isEmpty else {
+            throw RPCError.badRequest("The CSV has a header but no rows", reason: "invalid_csv")
+        }
+        let logger = context.logger
+        var inserted = 0
+        var updated = 0
+        do {
+            (inserted, updated) = try await database.withTransaction(logger: logger) { connection in
+                var inserted = 0
+                var updated = 0
+                var start = 0
+                while start < rows.count {
+                    let batch = rows[start..<min(start + 5000, rows.count)]
+                    start += batch.count
+                    let codes = batch.map(\.country)
+                    let days = batch.map(\.day)
+                    let confirmed = batch.map(\.confirmed)
+                    let deaths = batch.map(\.deaths)
+                    let recovered = batch.map { $0.recovered ?? -1 }
+                    let result = try await connection.query(
+                        """
+                        INSERT INTO statistics.covid_figures (country, day, confirmed, deaths, recovered, source, source_url)
+                        SELECT r.country, r.day::date, r.confirmed, r.deaths, NULLIF(r.recovered, -1), \(source), \(sourceURL)
+                        FROM unnest(\(codes)::text[], \(days)::text[], \(confirmed)::bigint[], \(deaths)::bigint[], \(recovered)::bigint[])
+                            AS r(country, day, confirmed, deaths, recovered)
+                        ON CONFLICT (country, day) DO UPDATE SET confirmed = EXCLUDED.confirmed, deaths = EXCLUDED.deaths,
+                            recovered = EXCLUDED.recovered, source = EXCLUDED.source, source_url = EXCLUDED.source_url, imported_at = now()
+                        RETURNING (xmax = 0)
+                        """, logger: logger)
+                    for try await fresh in result.decode(Bool.self) {
+                        if fresh { inserted += 1 } else { updated += 1 }
+                    }
+                }
+                return (inserted, updated)
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+        let days = rows.map(\.day)
+        let result = ImportResult(rows: rows.count, inserted: inserted, updated: updated, countries: Array(Set(rows.map(\.country))).sorted(),
+                                  first_day: days.min()!, last_day: days.max()!, source: source, source_url: sourceURL)
+        logger.notice("COVID-19 figures imported", metadata: ["rows": .stringConvertible(rows.count), "inserted": .stringConvertible(inserted), "source": .string(source)])
+        return result
+    }
+}

@@ -1,0 +1,175 @@
+import CustodianRPC
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Survey submissions: stored once per device and distinct body, forgotten with the device, counted and
+/// exported for researchers without any device identifier.
+public struct Submissions: Sendable {
+    let database: PostgresClient
+    let reference: ReferenceData
+
+    public init(database: PostgresClient, reference: ReferenceData) {
+        self.database = database
+        self.reference = reference
+    }
+
+    static func deviceDigest(_ deviceID: String) -> Data { Data(SHA256.hash(data: Data(deviceID.utf8))) }
+
+    /// `POST /api/v1/submission/covid` → 201 with `data: null`; a retry (same device, same canonical body)
+    /// finds the first row and answers the same.
+    func create(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+        let deviceID = try Access.requireApp(context)
+        let sets = try await reference.sets(logger: context.logger)
+        let submission = try SubmissionParser.parse(input.body, reference: sets)
+        let device = Self.deviceDigest(deviceID)
+        let digest = submission.digest
+        let symptoms = submission.symptoms ?? []
+        // As text: PostgresNIO truncates a Date's microseconds, which a Double may hold as …999.
+        let positive = submission.positiveTestDate.map { LemonDate.format($0) }
+        let negative = submission.negativeTestDate.map { LemonDate.format($0) }
+        let rows = try await database.query(
+            """
+            INSERT INTO statistics.submissions (device_sha256, body_sha256, status, positive_test_date, negative_test_date,
+                country, language, age, is_symptomatic, symptoms)
+            VALUES (\(device), \(digest), \(submission.status?.rawValue),
+                \(positive)::timestamp AT TIME ZONE 'UTC', \(negative)::timestamp AT TIME ZONE 'UTC',
+                \(submission.country), \(submission.language), \(submission.age), \(submission.isSymptomatic), \(symptoms))
+            ON CONFLICT (device_sha256, body_sha256) DO NOTHING
+            RETURNING id
+            """, logger: context.logger)
+        var stored = false
+        for try await _ in rows.decode(Int64.self) { stored = true }
+        context.logger.info(stored ? "submission stored" : "submission retried", metadata: ["status": .string(submission.status?.rawValue ?? "-")])
+        return .null
+    }
+
+    /// `statistics.device.forget` (no route; `auth` calls it when an app deletes itself): removes every
+    /// submission of the device. Idempotent.
+    func forget(_ input: ForgetInput, context: CallContext) async throws -> [String: Int] {
+        guard !input.deviceId.isEmpty, input.deviceId.utf8.count <= 1024 else {
+            throw RPCError.badRequest("deviceId must be 1 to 1024 bytes", reason: "invalid_device_id")
+        }
+        let device = Self.deviceDigest(input.deviceId)
+        var deleted = 0
+        for try await _ in try await database.query(
+            "DELETE FROM statistics.submissions WHERE device_sha256 = \(device) RETURNING id", logger: context.logger
+        ).decode(Int64.self) {
+            deleted += 1
+        }
+        context.logger.notice("device's submissions forgotten", metadata: ["deleted": .stringConvertible(deleted)])
+        return ["deleted": deleted]
+    }
+
+    public struct ForgetInput: Codable, Sendable {
+        public var deviceId: String
+        public init(deviceId: String) { self.deviceId = deviceId }
+    }
+
+    // MARK: Researchers
+
+    struct Count: Codable, Sendable {
+        @ExplicitNull var status: String?
+        @ExplicitNull var country: String?
+        /// ISO week of the submission, `2026-W47`.
+        var week: String
+        var count: Int
+    }
+
+    /// `GET /admin/v1/statistics/submissions/counts[?from=&to=]`: submissions by status, country and ISO week.
+    func counts(_ input: HTTPInput, context: CallContext) async throws -> [String: [Count]] {
+        try Access.requireAdmin(context)
+        let (from, to) = try Self.range(input)
+        let rows = try await database.query(
+            """
+            SELECT status, country, to_char(submitted_at AT TIME ZONE 'UTC', 'IYYY-"W"IW') AS week, count(*)
+            FROM statistics.submissions
+            WHERE (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
+            GROUP BY 1, 2, 3 ORDER BY 3, 1 NULLS LAST, 2 NULLS LAST
+            """, logger: context.logger)
+        var counts: [Count] = []
+        for try await (status, country, week, count) in rows.decode((String?, String?, String, Int64).self) {
+            counts.append(Count(status: status, country: country, week: week, count: Int(count)))
+        }
+        return ["counts": counts]
+    }
+
+    static let pageSize = 1000
+    static let columns = ["submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date", "negative_test_date"]
+
+    /// `GET /admin/v1/statistics/submissions?format=csv|ndjson[&from=&to=]`, streamed a page at a time. No
+    /// device identifier, and only the day of submission.
+    func export(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
+        try Access.requireAdmin(context)
+        let format = try input.singleQueryValue("format") ?? "csv"
+        guard format == "csv" || format == "ndjson" else {
+            throw RPCError.badRequest("format must be csv or ndjson", reason: "invalid_query")
+        }
+        let (from, to) = try Self.range(input)
+        guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
+            throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
+        }
+        let rows = try await database.query(
+            """
+            SELECT id, to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, country, language, age, is_symptomatic, symptoms,
+                positive_test_date, negative_test_date
+            FROM statistics.submissions
+            WHERE id > \(after)
+              AND (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
+            ORDER BY id LIMIT \(Self.pageSize)
+            """, logger: context.logger)
+        var chunk = input.cursor == nil && format == "csv" ? Self.csvLine(Self.columns) : ""
+        var last: Int64?
+        var count = 0
+        for try await (id, day, status, country, language, age, symptomatic, symptoms, positive, negative)
+            in rows.decode((Int64, String, String?, String?, String?, Int?, Bool?, [String], Date?, Date?).self) {
+            count += 1
+            last = id
+            let positiveText = positive.map { LemonDate.format($0) }
+            let negativeText = negative.map { LemonDate.format($0) }
+            if format == "csv" {
+                chunk += Self.csvLine([day, status, country, language, age.map(String.init), symptomatic.map(String.init),
+                                       symptoms.joined(separator: ";"), positiveText, negativeText])
+            } else {
+                func value(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+                let object: JSONValue = [
+                    "submitted_on": .string(day), "status": value(status), "country": value(country), "language": value(language),
+                    "age": age.map { .int(Int64($0)) } ?? .null, "is_symptomatic": symptomatic.map { .bool($0) } ?? .null,
+                    "symptoms": .array(symptoms.map { .string($0) }),
+                    "positive_test_date": value(positiveText), "negative_test_date": value(negativeText),
+                ]
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                chunk += String(decoding: try encoder.encode(object), as: UTF8.self) + "\n"
+            }
+        }
+        let contentType = format == "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson"
+        return StreamPage(
+            headers: input.cursor == nil
+                ? ["Content-Type": contentType, "Content-Disposition": "attachment; filename=\"submissions.\(format)\"", "Cache-Control": "no-store"]
+                : nil,
+            chunk: chunk, next: count == Self.pageSize ? last.map(String.init) : nil)
+    }
+
+    /// `from` and `to` (submission time, `to` exclusive): ISO 8601 or a day.
+    static func range(_ input: HTTPInput) throws -> (Date?, Date?) {
+        func bound(_ name: String) throws -> Date? {
+            guard let text = try input.singleQueryValue(name) else { return nil }
+            guard let date = LemonDate.parse(text) else {
+                throw RPCError.badRequest("\(name) must be a day (2020-05-17) or an ISO 8601 time", reason: "invalid_query")
+            }
+            return date
+        }
+        return (try bound("from"), try bound("to"))
+    }
+
+    /// One CSV line, RFC 4180 quoting.
+    static func csvLine(_ fields: [String?]) -> String {
+        fields.map { field in
+            guard let field else { return "" }
+            guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+            return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }.joined(separator: ",") + "\r\n"
+    }
+}
