@@ -84,11 +84,32 @@ let package = Package(
             path: "Shared/Geotag",
             swiftSettings: settings
         ),
-        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML).
+        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML), signed requests
+        // to the route store (AsyncHTTPClient).
         .target(
             name: "GeotagClient",
-            dependencies: ["CustodianGeotag", "CSodium"],
+            dependencies: ["CustodianGeotag", "CSodium", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Shared/GeotagClient",
+            swiftSettings: settings
+        ),
+        // The photographer's desktop tool (`custodian geotag`): QR photo detection (libzbar on pixels decoded by
+        // TurboJPEG), camera clock correction, route interpolation, and an Exif GPS writer of its own.
+        .systemLibrary(
+            name: "CZbar",
+            path: "Shared/CZbar",
+            pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            path: "Shared/CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .target(
+            name: "GeotagTool",
+            dependencies: ["CustodianGeotag", "GeotagClient", "CZbar", "CTurboJPEG"],
+            path: "Shared/GeotagTool",
             swiftSettings: settings
         ),
         .target(
@@ -190,7 +211,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -233,6 +254,11 @@ let package = Package(
             path: "Tests/RoutesTests"
         ),
         .testTarget(
+            name: "GeotagToolTests",
+            dependencies: ["GeotagTool", "CustodianGeotag", "LinksService"],
+            path: "Tests/GeotagToolTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",
@@ -244,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient", "GeotagTool",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
