@@ -19,7 +19,9 @@ struct GeotagCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "The folder with the photos (*.jpg, *.jpeg), the QR code's photo among them.") var folder: String
-    @Option(help: "The route's id, as the app shows it (default: found by the QR code's lookup id).") var routeID: String?
+    // Route ids are URL-safe base64 and may start with "-": the next argument is the value whatever it looks like.
+    @Option(parsing: .unconditional, help: "The route's id, as the app shows it (default: found by the QR code's lookup id).")
+    var routeID: String?
     @OptionGroup var passphraseOptions: PassphraseOptions
     @OptionGroup var store: RouteStoreOptions
     @Option(help: "The longest gap, in seconds, between two fixes that a photo's position is interpolated across.")

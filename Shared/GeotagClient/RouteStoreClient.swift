@@ -81,7 +81,30 @@ public struct RouteStoreClient: Sendable {
     }
 
     /// One signed request; the answer's body when the status is 2xx.
+    ///
+    /// The signature covers the method, target, body and the timestamp in whole seconds, and the server refuses
+    /// a signature it has seen: the same request made again within the same second (running the tool twice in
+    /// a row, a dry run and then the real one) is refused as a replay. That once, the request is signed again
+    /// in the next second and sent again; it changes nothing on the server (a fetch, or an idempotent store).
     private func send(_ method: HTTPMethod, _ path: String, body: Data) async throws(RouteStoreError) -> Data {
+        let first = try await sendOnce(method, path, body: body)
+        guard first.status == 401, first.body.contains("\"replayed_signature\"") else { return try first.accepted() }
+        let now = Date().timeIntervalSince1970
+        try? await Task.sleep(for: .milliseconds(Int((now.rounded(.down) + 1 - now) * 1000) + 10))
+        return try await sendOnce(method, path, body: body).accepted()
+    }
+
+    private struct Answer {
+        var status: Int
+        var body: String
+
+        func accepted() throws(RouteStoreError) -> Data {
+            guard (200..<300).contains(status) else { throw .refused(status: status, body: body) }
+            return Data(body.utf8)
+        }
+    }
+
+    private func sendOnce(_ method: HTTPMethod, _ path: String, body: Data) async throws(RouteStoreError) -> Answer {
         var request = HTTPClientRequest(url: root + path)
         request.method = method
         for (name, value) in RequestSignature.headers(key: key, secret: secret, method: method.rawValue, pathWithQuery: basePath + path, body: body) {
@@ -109,8 +132,7 @@ public struct RouteStoreClient: Sendable {
         case .failure(let error):
             throw .unreachable(server: server, detail: "\(error)")
         case .success(let (status, answer)):
-            guard (200..<300).contains(status.code) else { throw .refused(status: Int(status.code), body: String(buffer: answer)) }
-            return Data(answer.readableBytesView)
+            return Answer(status: Int(status.code), body: String(buffer: answer))
         }
     }
 }

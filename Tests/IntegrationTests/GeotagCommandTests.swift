@@ -103,7 +103,7 @@ extension PlatformTests {
 
         /// exiftool's reading of every photo in `folder`, numbers as numbers, by file name.
         static func readBack(_ folder: String) async throws -> [String: [String: Any]] {
-            let read = try await exiftool(["-n", "-j", "-a", "-GPS:all", "-DateTimeOriginal", "-Make", "-ImageWidth", "-ImageHeight", folder])
+            let read = try await exiftool(["-q", "-n", "-j", "-a", "-GPS:all", "-DateTimeOriginal", "-Make", "-ImageWidth", "-ImageHeight", folder])
             #expect(read.status == 0, "\(read.output)")
             let array = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String: Any]])
             var byName: [String: [String: Any]] = [:]
