@@ -7,7 +7,7 @@ public struct PhotoScan: Sendable, Equatable {
     public var captureTime: CaptureTime?
     /// The QR codes that read as `<unix time>-<nonce>`; others (a poster, a product) are ignored.
     public var routeQRCodes: [RouteQRText]
-    /// Why the photo cannot be geotagged at all (not a readable JPEG, damaged Exif data).
+    /// Why the photo cannot be geotagged at all (not a JPEG, damaged Exif data).
     public var problem: String?
 
     public init(name: String, captureTime: CaptureTime?, routeQRCodes: [RouteQRText] = [], problem: String? = nil) {
@@ -27,12 +27,10 @@ public struct PhotoScan: Sendable, Equatable {
             problem = "\(error)"
             return
         }
-        do {
-            let texts = QRDecoder.decode(try GreyImage(jpeg: jpeg))
-            var seen: Set<RouteQRText> = []
-            routeQRCodes = texts.compactMap { try? RouteQRText(parsing: $0) }.filter { seen.insert($0).inserted }
-        } catch {
-            problem = "\(error)"
-        }
+        // Pixels that libjpeg-turbo cannot decode (a colour space it cannot turn grey) only mean that this is not
+        // the QR photo: the GPS tags do not need them.
+        guard let image = try? GreyImage(jpeg: jpeg) else { return }
+        var seen: Set<RouteQRText> = []
+        routeQRCodes = QRDecoder.decode(image).compactMap { try? RouteQRText(parsing: $0) }.filter { seen.insert($0).inserted }
     }
 }

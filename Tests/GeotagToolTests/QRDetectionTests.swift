@@ -45,4 +45,15 @@ struct QRDetectionTests {
         #expect(scan.routeQRCodes.isEmpty && scan.problem == nil)
         #expect(PhotoScan(name: "text.jpg", jpeg: Array("not a photo".utf8)).problem == "not a JPEG file")
     }
+
+    @Test func pixelsThatCannotBeDecodedDoNotStopGeotagging() throws {
+        // Exif, then a scan without any frame header: the segments read, the pixels do not.
+        let payload = Array("Exif\0\0".utf8) + ExifFixture.tiff(.bigEndian)
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+            + [0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9]
+        #expect(throws: JPEGCodecError.self) { try GreyImage(jpeg: jpeg) }
+        let scan = PhotoScan(name: "odd.jpg", jpeg: jpeg)
+        #expect(scan.problem == nil && scan.routeQRCodes.isEmpty)
+        #expect(scan.captureTime == CaptureTime(wallClock: 1_764_000_005.5, utcOffset: 0))
+    }
 }
