@@ -34,6 +34,10 @@ struct GeotagCommand: AsyncParsableCommand {
         let passphrase = try passphraseOptions.resolve()
         let client = try store.client()
 
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CLIError("\(folder) is not a folder")
+        }
         let names: [String]
         do {
             names = try PhotoFolder.photos(in: folder)

@@ -283,6 +283,7 @@ extension PlatformTests {
             let empty = try Self.folder()
             defer { try? FileManager.default.removeItem(atPath: empty) }
             expectError(try await Self.geotag(empty, stored), "no JPEG photos (*.jpg, *.jpeg) in \(empty)")
+            expectError(try await Self.geotag(empty + "/missing", stored), "\(empty)/missing is not a folder")
         }
 
         @Test func thePassphraseMayComeFromAFileOrTheEnvironment() async throws {
