@@ -84,10 +84,11 @@ let package = Package(
             path: "Shared/Geotag",
             swiftSettings: settings
         ),
-        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML).
+        // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML), signed requests
+        // to the route store (AsyncHTTPClient).
         .target(
             name: "GeotagClient",
-            dependencies: ["CustodianGeotag", "CSodium"],
+            dependencies: ["CustodianGeotag", "CSodium", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Shared/GeotagClient",
             swiftSettings: settings
         ),
@@ -107,6 +108,26 @@ let package = Package(
             name: "LemonClient",
             dependencies: ["CustodianLemon", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Shared/LemonClient",
+            swiftSettings: settings
+        ),
+        // The photographer's desktop tool (`custodian geotag`): QR photo detection (libzbar on pixels decoded by
+        // TurboJPEG), camera clock correction, route interpolation, and an Exif GPS writer of its own.
+        .systemLibrary(
+            name: "CZbar",
+            path: "Shared/CZbar",
+            pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            path: "Shared/CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .target(
+            name: "GeotagTool",
+            dependencies: ["CustodianGeotag", "GeotagClient", "CZbar", "CTurboJPEG"],
+            path: "Shared/GeotagTool",
             swiftSettings: settings
         ),
         .target(
@@ -222,7 +243,7 @@ let package = Package(
             name: "custodian",
             dependencies: [
                 "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
-                "CustodianLemon", "LemonClient",
+                "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -270,6 +291,11 @@ let package = Package(
             path: "Tests/StatisticsTests"
         ),
         .testTarget(
+            name: "GeotagToolTests",
+            dependencies: ["GeotagTool", "CustodianGeotag", "LinksService"],
+            path: "Tests/GeotagToolTests"
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "GatewayKit", "CustodianRPC", "CustodianJWT",
@@ -281,7 +307,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient",
+                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

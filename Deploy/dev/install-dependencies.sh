@@ -3,7 +3,10 @@
 set -euo pipefail
 
 # zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
-packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin)
+# libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them; libimage-exiftool-perl
+# (exiftool) sets capture times and reads the written GPS tags back in the tests.
+packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin
+          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -334,18 +334,28 @@ extension PlatformTests {
 }
 
 extension RunningPlatform {
-    /// Runs a `custodian` subcommand and returns its exit status and output, waiting without holding one of
-    /// the few threads every test shares (an upload to an unreachable server takes seconds).
-    func custodian(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs a `custodian` subcommand and returns its exit status and output.
+    func custodian(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        try await Self.run(binaries + "/custodian", arguments, environment: environment)
+    }
+
+    /// Runs a program to completion and returns its exit status and output (stdout and stderr together),
+    /// waiting without holding one of the few threads every test shares (an upload to an unreachable server
+    /// takes seconds). `environment` is added to this process's.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let outputPath = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output
+        process.standardInput = FileHandle.nullDevice
         let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
