@@ -11,7 +11,7 @@ struct MeasurementExport: Sendable {
 
     func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
-        let format = try Export.format(input)
+        let format = try ResearcherExport.format(input)
         let pseudonym = try input.query["pseudonym"]?.first.map { text -> Int in
             guard let value = Int(text) else { throw RPCError.badRequest("pseudonym must be a number", reason: "invalid_query") }
             return value
@@ -38,9 +38,9 @@ struct MeasurementExport: Sendable {
               AND (\(property)::text IS NULL OR p.name = \(property))
               AND ((extract(epoch FROM m.timestamp) * 1000000)::bigint, m.device_id, m.property_id) > (\(after.micros), \(after.device), \(after.property))
             ORDER BY m.timestamp, m.device_id, m.property_id
-            LIMIT \(Export.pageSize)
+            LIMIT \(ResearcherExport.pageSize)
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == .csv ? Export.csvLine(Self.columns) : ""
+        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Cursor?
         var count = 0
         for try await (pseudonym, device, type, property, unit, timestamp, value, deviceID, propertyID, micros) in rows.decode(
@@ -50,9 +50,9 @@ struct MeasurementExport: Sendable {
             last = Cursor(micros: micros, device: deviceID, property: propertyID)
             switch format {
             case .csv:
-                chunk += Export.csvLine([pseudonym.map(String.init), device, type, property, unit, TwomesTime.render(timestamp), value])
+                chunk += ResearcherExport.csvLine([pseudonym.map(String.init), device, type, property, unit, TwomesTime.render(timestamp), value])
             case .ndjson:
-                chunk += try Export.ndjsonLine([
+                chunk += try ResearcherExport.ndjsonLine([
                     "pseudonym": pseudonym.map { .int(Int64($0)) } ?? .null, "device": .string(device), "device_type": .string(type),
                     "property": .string(property), "unit": unit.map { .string($0) } ?? .null,
                     "timestamp": .string(TwomesTime.render(timestamp)), "value": .string(value),
@@ -60,8 +60,8 @@ struct MeasurementExport: Sendable {
             }
         }
         return StreamPage(
-            headers: input.cursor == nil ? Export.headers(format, name: "measurements") : nil,
-            chunk: chunk, next: count == Export.pageSize ? last?.text : nil)
+            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "measurements") : nil,
+            chunk: chunk, next: count == ResearcherExport.pageSize ? last?.text : nil)
     }
 
     struct Cursor {

@@ -10,7 +10,7 @@ struct OpenSenseExport: Sendable {
 
     func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
-        let format = try Export.format(input)
+        let format = try ResearcherExport.format(input)
         let device = input.query["device_id"]?.first
         let probe = input.query["probe"]?.first
         let from = try Export.time(input, "from")
@@ -28,9 +28,9 @@ struct OpenSenseExport: Sendable {
               AND (\(probe)::text IS NULL OR b.probe = \(probe))
               AND (\(from)::timestamptz IS NULL OR b.recorded_at >= \(from))
               AND (\(to)::timestamptz IS NULL OR b.recorded_at < \(to))
-            ORDER BY b.id LIMIT \(Export.pageSize)
+            ORDER BY b.id LIMIT \(ResearcherExport.pageSize)
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == .csv ? Export.csvLine(Self.columns) : ""
+        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Int64?
         var count = 0
         for try await (id, deviceID, probe, datetime, payload) in rows.decode((Int64, String, String, String, String).self) {
@@ -38,14 +38,14 @@ struct OpenSenseExport: Sendable {
             last = id
             switch format {
             case .csv:
-                chunk += Export.csvLine([deviceID, probe, datetime, payload])
+                chunk += ResearcherExport.csvLine([deviceID, probe, datetime, payload])
             case .ndjson:
                 let payloadValue = (try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8))) ?? .string(payload)
-                chunk += try Export.ndjsonLine(["device_id": .string(deviceID), "probe": .string(probe), "datetime": .string(datetime), "payload": payloadValue])
+                chunk += try ResearcherExport.ndjsonLine(["device_id": .string(deviceID), "probe": .string(probe), "datetime": .string(datetime), "payload": payloadValue])
             }
         }
         return StreamPage(
-            headers: input.cursor == nil ? Export.headers(format, name: "opensense-batches") : nil,
-            chunk: chunk, next: count == Export.pageSize ? last.map(String.init) : nil)
+            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "opensense-batches") : nil,
+            chunk: chunk, next: count == ResearcherExport.pageSize ? last.map(String.init) : nil)
     }
 }

@@ -95,17 +95,14 @@ public struct Submissions: Sendable {
         return ["counts": counts]
     }
 
-    static let pageSize = 1000
+    static let pageSize = ResearcherExport.pageSize
     static let columns = ["submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date", "negative_test_date"]
 
     /// `GET /admin/v1/statistics/submissions?format=csv|ndjson[&from=&to=]`, streamed a page at a time. No
     /// device identifier, and only the day of submission.
     func export(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
         try Access.requireAdmin(context)
-        let format = try input.singleQueryValue("format") ?? "csv"
-        guard format == "csv" || format == "ndjson" else {
-            throw RPCError.badRequest("format must be csv or ndjson", reason: "invalid_query")
-        }
+        let format = try ResearcherExport.format(input)
         let (from, to) = try Self.range(input)
         guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
             throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
@@ -119,7 +116,7 @@ public struct Submissions: Sendable {
               AND (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
             ORDER BY id LIMIT \(Self.pageSize)
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == "csv" ? Self.csvLine(Self.columns) : ""
+        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Int64?
         var count = 0
         for try await (id, day, status, country, language, age, symptomatic, symptoms, positive, negative)
@@ -128,27 +125,22 @@ public struct Submissions: Sendable {
             last = id
             let positiveText = positive.map { LemonDate.format($0) }
             let negativeText = negative.map { LemonDate.format($0) }
-            if format == "csv" {
-                chunk += Self.csvLine([day, status, country, language, age.map(String.init), symptomatic.map(String.init),
+            if format == .csv {
+                chunk += ResearcherExport.csvLine([day, status, country, language, age.map(String.init), symptomatic.map(String.init),
                                        symptoms.joined(separator: ";"), positiveText, negativeText])
             } else {
                 func value(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
-                let object: JSONValue = [
+                let object: [String: JSONValue] = [
                     "submitted_on": .string(day), "status": value(status), "country": value(country), "language": value(language),
                     "age": age.map { .int(Int64($0)) } ?? .null, "is_symptomatic": symptomatic.map { .bool($0) } ?? .null,
                     "symptoms": .array(symptoms.map { .string($0) }),
                     "positive_test_date": value(positiveText), "negative_test_date": value(negativeText),
                 ]
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                chunk += String(decoding: try encoder.encode(object), as: UTF8.self) + "\n"
+                chunk += try ResearcherExport.ndjsonLine(object)
             }
         }
-        let contentType = format == "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson"
         return StreamPage(
-            headers: input.cursor == nil
-                ? ["Content-Type": contentType, "Content-Disposition": "attachment; filename=\"submissions.\(format)\"", "Cache-Control": "no-store"]
-                : nil,
+            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "submissions") : nil,
             chunk: chunk, next: count == Self.pageSize ? last.map(String.init) : nil)
     }
 
@@ -162,14 +154,5 @@ public struct Submissions: Sendable {
             return date
         }
         return (try bound("from"), try bound("to"))
-    }
-
-    /// One CSV line, RFC 4180 quoting.
-    static func csvLine(_ fields: [String?]) -> String {
-        fields.map { field in
-            guard let field else { return "" }
-            guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-            return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }.joined(separator: ",") + "\r\n"
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The formats of the researcher exports every service streams (``StreamPage``): CSV (RFC 4180, CRLF, a
+/// header line on the first page) or NDJSON (one JSON object per line, sorted keys).
+public enum ResearcherExport {
+    public static let pageSize = 1000
+
+    public enum Format: String, Sendable {
+        case csv, ndjson
+
+        public var contentType: String {
+            switch self {
+            case .csv: "text/csv; charset=utf-8"
+            case .ndjson: "application/x-ndjson"
+            }
+        }
+    }
+
+    /// `?format=csv|ndjson`, CSV when absent.
+    public static func format(_ input: HTTPInput) throws -> Format {
+        let text = try input.singleQueryValue("format") ?? "csv"
+        guard let format = Format(rawValue: text) else {
+            throw RPCError.badRequest("format must be csv or ndjson", reason: "invalid_query")
+        }
+        return format
+    }
+
+    /// The first page's headers: a download named `<name>.<format>` that no cache keeps.
+    public static func headers(_ format: Format, name: String) -> [String: String] {
+        ["Content-Type": format.contentType, "Content-Disposition": "attachment; filename=\"\(name).\(format.rawValue)\"", "Cache-Control": "no-store"]
+    }
+
+    /// One CSV line, RFC 4180 quoting; nil is an empty field.
+    public static func csvLine(_ fields: [String?]) -> String {
+        fields.map { field in
+            guard let field else { return "" }
+            guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+            return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }.joined(separator: ",") + "\r\n"
+    }
+
+    public static func ndjsonLine(_ object: [String: JSONValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(JSONValue.object(object)), as: UTF8.self) + "\n"
+    }
+}
