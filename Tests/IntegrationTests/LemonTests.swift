@@ -154,6 +154,25 @@ extension PlatformTests {
             _ = try await client.authenticate(app)
         }
 
+        @Test func sessionsADayOverLeaveWithTheirIVs() async throws {
+            let platform = try platform
+            let client = try await Self.client()
+            let session = try await client.register(LemonApp.generate())
+            let used = try await client.call(.POST, "/api/v1/devices/push_token", body: Self.json(#"{"pushToken":"push-token-old-\#(UUID().uuidString)"}"#), session: session)
+            #expect(used.status == 201)
+            let sid = try #require(try Self.claims(session.accessToken)["sid"] as? String)
+            #expect(try platform.sql("SELECT count(*) FROM auth.lemon_payload_ivs WHERE session_id = '\(sid)'") == "1")
+            _ = try platform.sql("UPDATE auth.lemon_sessions SET expires_at = now() - interval '2 days' WHERE id = '\(sid)'")
+            _ = try await client.register(LemonApp.generate())  // any app's handshake sweeps
+            #expect(try platform.sql("SELECT count(*) FROM auth.lemon_sessions WHERE id = '\(sid)'") == "0")
+            #expect(try platform.sql("SELECT count(*) FROM auth.lemon_payload_ivs WHERE session_id = '\(sid)'") == "0")
+        }
+
+        static func claims(_ token: String) throws -> [String: Any] {
+            let parts = token.split(separator: ".").map(String.init)
+            return try #require(try JSONSerialization.jsonObject(with: base64URL(parts[1])) as? [String: Any])
+        }
+
         @Test func handshakeErrorsFollowTheDocument() async throws {
 
             let platform = try platform

@@ -65,6 +65,7 @@ enum AuthMigrations {
                 revoked_at timestamptz)
             """,
             "CREATE INDEX lemon_sessions_app ON auth.lemon_sessions (app_id)",
+            "CREATE INDEX lemon_sessions_expiry ON auth.lemon_sessions (expires_at)",
             """
             CREATE TABLE auth.lemon_payload_ivs (
                 session_id uuid NOT NULL REFERENCES auth.lemon_sessions (id) ON DELETE CASCADE,
