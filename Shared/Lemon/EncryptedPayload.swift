@@ -39,7 +39,8 @@ public struct EncryptedPayload: Sendable, Equatable {
     /// Encrypts `plaintext` under a fresh random IV (or the given one, for test vectors).
     public static func seal(_ plaintext: some DataProtocol, keys: SessionKeys, iv: [UInt8]? = nil) -> EncryptedPayload {
         let ivBytes = iv ?? (0..<ivLength).map { _ in UInt8.random(in: .min ... .max) }
-        // Cannot fail: the key is 32 bytes and the IV 16 by construction.
+        precondition(ivBytes.count == ivLength && keys.encryption.count == 32, "an IV is 16 bytes, an AES-256 key 32")
+        // Cannot fail with a 32-byte key and a 16-byte IV.
         let ciphertext = try! AES._CBC.encrypt(
             plaintext, using: SymmetricKey(data: keys.encryption), iv: AES._CBC.IV(ivBytes: ivBytes))
         let mac = Self.mac(iv: ivBytes, ciphertext: Array(ciphertext), key: keys.authentication)

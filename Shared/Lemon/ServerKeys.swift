@@ -17,9 +17,8 @@ public struct ServerKey: Sendable {
         self.signing = signing
     }
 
-    public var encryption: _RSA.Encryption.PrivateKey {
-        // Cannot fail: the bytes came from a parsed key.
-        try! _RSA.Encryption.PrivateKey(derRepresentation: encryptionDER)
+    public func encryptionKey() throws -> _RSA.Encryption.PrivateKey {
+        try _RSA.Encryption.PrivateKey(derRepresentation: encryptionDER)
     }
 
     public static let rsaKeySize = 3072
@@ -30,7 +29,7 @@ public struct ServerKey: Sendable {
 
     /// The pre-master secret, or nil when it was not encrypted to this key (or is not 48 bytes).
     public func decryptPreMasterSecret(_ ciphertext: Data) -> [UInt8]? {
-        guard let plaintext = try? encryption.decrypt(ciphertext, padding: .PKCS1_OAEP_SHA256),
+        guard let plaintext = try? encryptionKey().decrypt(ciphertext, padding: .PKCS1_OAEP_SHA256),
             plaintext.count == SessionKeys.preMasterSecretLength
         else { return nil }
         return Array(plaintext)
@@ -41,7 +40,9 @@ public struct ServerKey: Sendable {
     }
 
     public var publicKey: ServerPublicKey {
-        ServerPublicKey(
+        // The DER came from a parsed key, so it parses again.
+        let encryption = try! encryptionKey()
+        return ServerPublicKey(
             keyId: id, encryptionKey: encryption.publicKey.derRepresentation.base64EncodedString(),
             signingKey: signing.publicKey.derRepresentation.base64EncodedString())
     }
@@ -116,7 +117,7 @@ public struct ServerKeyFile: Codable, Sendable {
     public mutating func rotate(newID: String) throws {
         guard !keys.contains(where: { $0.id == newID }) else { throw ServerKeyFileError.invalid("key id \(newID) exists already") }
         let key = try ServerKey.generate(id: newID)
-        keys.append(Entry(id: newID, encryptionKey: key.encryption.pemRepresentation, signingKey: key.signing.pemRepresentation))
+        keys.append(Entry(id: newID, encryptionKey: try key.encryptionKey().pemRepresentation, signingKey: key.signing.pemRepresentation))
         current = newID
     }
 
