@@ -20,7 +20,6 @@ extension PlatformTests {
         static func json(_ text: String) -> Data { Data(text.utf8) }
 
         @Test func publishedKeysAreTheKeyFilesAndTheCommandLinePrintsThem() async throws {
-
             let platform = try platform
             let published = try await LemonClient.publishedKeys(baseURL: platform.baseURL, http: platform.http)
             let file = try ServerKeyFile(json: String(contentsOfFile: platform.dataDirectory + "/secrets/lemon-keys.json", encoding: .utf8))
@@ -110,8 +109,6 @@ extension PlatformTests {
         }
 
         @Test func aDeactivatedAppCannotAuthenticateAndItsTokenStops() async throws {
-
-            let platform = try platform
             let client = try await Self.client()
             let app = LemonApp.generate()
             let session = try await client.register(app)
@@ -130,7 +127,6 @@ extension PlatformTests {
         }
 
         @Test func threeBadSignaturesLockTheAppForTenMinutes() async throws {
-
             let platform = try platform
             let client = try await Self.client()
             let app = LemonApp.generate()
@@ -174,7 +170,6 @@ extension PlatformTests {
         }
 
         @Test func handshakeErrorsFollowTheDocument() async throws {
-
             let platform = try platform
             let client = try await Self.client()
             let app = LemonApp.generate()
@@ -225,7 +220,6 @@ extension PlatformTests {
         }
 
         @Test func tamperedAndReplayedPayloadsNeverReachTheService() async throws {
-
             let platform = try platform
             let client = try await Self.client()
             let session = try await client.register(LemonApp.generate())
@@ -272,7 +266,6 @@ extension PlatformTests {
         }
 
         @Test func forgedAndExpiredTokensAreRefused() async throws {
-
             let platform = try platform
             let client = try await Self.client()
             let session = try await client.register(LemonApp.generate())
