@@ -37,7 +37,7 @@ public struct HandshakeBuilder: Sendable {
     }
 
     /// The session, once the server's signature over its token and both seeds checks against the pinned key.
-    public func session(from data: JSONValueLike) throws -> LemonSession {
+    public func session(from data: [String: String]) throws -> LemonSession {
         guard let token = data["AccessToken"], let expiry = data["AccessTokenExpiry"], let serverSeed = data["Seed"],
             let signature = data["Signature"]
         else { throw LemonClientError.malformedAnswer("the handshake answer lacks a field") }
@@ -51,9 +51,6 @@ public struct HandshakeBuilder: Sendable {
         return LemonSession(accessToken: token, accessTokenExpiry: expiry, keys: keys)
     }
 }
-
-/// The handshake answer's `data` as string fields.
-public typealias JSONValueLike = [String: String]
 
 public enum LemonClientError: Error, CustomStringConvertible, Equatable {
     case serverSignature

@@ -150,6 +150,25 @@ extension PlatformTests {
             _ = try await client.authenticate(app)
         }
 
+        @Test func countriesAndLanguagesComeSealedAndRefuseUnknownCodes() async throws {
+            let client = try await Self.client()
+            let session = try await client.register(LemonApp.generate())
+            let countries = try await client.call(.GET, "/api/v1/countries", session: session)
+            #expect(countries.status == 200 && countries.wasEncrypted)
+            let all = try #require(countries.envelope.data as? [[String: String]])
+            #expect(all.contains { $0["Alpha2"] == "ZA" && $0["Name"] == "South Africa" })
+            let one = try await client.call(.GET, "/api/v1/countries?country=za", session: session)
+            #expect((one.envelope.data as? [String: String])?["Alpha2"] == "ZA")
+            let german = try await client.call(.GET, "/api/v1/languages?language=de", session: session)
+            #expect((german.envelope.data as? [String: String])?["Name"] == "German")
+            for path in ["/api/v1/countries?country=XX", "/api/v1/languages?language=xx", "/api/v1/symptoms?language=english"] {
+                let refused = try await client.call(.GET, path, session: session)
+                #expect(refused.status == 400, "\(path)")
+                #expect(refused.wasEncrypted && refused.envelope.success == false && refused.envelope.code == 400)
+                #expect(refused.envelope.message?.contains("lpha2") == true, "\(path): \(refused.envelope.message ?? "")")
+            }
+        }
+
         @Test func sessionsADayOverLeaveWithTheirIVs() async throws {
             let platform = try platform
             let client = try await Self.client()

@@ -12,8 +12,7 @@ import NIOCore
 /// trust anything else.
 extension RouteForwarder {
     func respondEncrypted(to request: Request, context: GatewayRequestContext) async throws -> Response {
-        var callContext = CallContext(
-            requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
+        var callContext = callContext(for: context)
         try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
         guard let principal = callContext.principal, let session = principal.session else {
             throw GatewayError(status: .unauthorized, reason: "invalid_token", message: "Missing or Invalid JWT", style: route.style)
@@ -54,10 +53,7 @@ extension RouteForwarder {
             let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
             return sealed(route.style.successBody(result, status: route.successStatus), status: route.successStatus, keys: keys)
         } catch let error as RPCError {
-            if error.code.httpStatus >= 500 {
-                context.logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
-            }
-            return sealed(GatewayError(error, style: route.style), keys: keys)
+            return sealed(serviceError(error, logger: context.logger), keys: keys)
         } catch let error as GatewayError {
             return sealed(error, keys: keys)
         }

@@ -2,6 +2,7 @@ import CustodianRPC
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// Turns an HTTP request on a route into a call of the route's service method, and its result or error
@@ -19,8 +20,7 @@ struct RouteForwarder: Sendable {
 
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
         if route.endToEnd { return try await respondEncrypted(to: request, context: context) }
-        var callContext = CallContext(
-            requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
+        var callContext = callContext(for: context)
         // A signature covers the body, so a signed route reads it first; every other scheme is checked before
         // the body is read, so that a stranger's oversize body gets a 401, not a 413 (docs/operations.md).
         let rawBody: ByteBuffer
@@ -50,11 +50,21 @@ struct RouteForwarder: Sendable {
                 return streamedResponse(first: first, input: input, context: callContext)
             }
         } catch let error as RPCError {
-            if error.code.httpStatus >= 500 {
-                context.logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
-            }
-            throw GatewayError(error, style: route.style)
+            throw serviceError(error, logger: context.logger)
         }
+    }
+
+    /// The context of the route's calls: the request's id, and a deadline after which nobody waits.
+    func callContext(for context: GatewayRequestContext) -> CallContext {
+        CallContext(requestID: context.requestID, deadline: Date().addingTimeInterval(serviceTimeout.seconds), logger: context.logger)
+    }
+
+    /// The route service's error as the client gets it; failures on our side are logged.
+    func serviceError(_ error: RPCError, logger: Logger) -> GatewayError {
+        if error.code.httpStatus >= 500 {
+            logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
+        }
+        return GatewayError(error, style: route.style)
     }
 
     /// Writes the pages as they come; a failure after the first page can only cut the body short, which

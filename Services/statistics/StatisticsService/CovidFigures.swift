@@ -36,7 +36,7 @@ public struct CovidFigures: Sendable {
         var requested: [String] = []
         for value in input.query["countries"] ?? [] where !value.isEmpty {
             let code = value.uppercased()
-            guard ReferenceData.isAlpha2(value) else {
+            guard SubmissionParser.isAlpha2(value) else {
                 throw RPCError.badRequest("Invalid alpha2 code '\(ReferenceData.clip(value))'", reason: "invalid_alpha2")
             }
             if !requested.contains(code) { requested.append(code) }

@@ -47,14 +47,9 @@ public struct ReferenceData: Sendable {
         return values
     }
 
-    /// Two ASCII letters (checked before changing case: `ß` upper-cases to `SS`).
-    static func isAlpha2(_ text: String) -> Bool {
-        SubmissionParser.isAlpha2(text)
-    }
-
     /// For `auth`'s handshake, which takes a language only if apps can be served in it.
     func isSupported(language: LanguageQuery, context: CallContext) async throws -> LanguageSupport {
-        guard Self.isAlpha2(language.language) else { return LanguageSupport(supported: false) }
+        guard SubmissionParser.isAlpha2(language.language) else { return LanguageSupport(supported: false) }
         let supported = try await exists(
             "SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", language.language.lowercased(), logger: context.logger)
         return LanguageSupport(supported: supported)
@@ -69,7 +64,7 @@ public struct ReferenceData: Sendable {
         var language = Self.defaultLanguage
         if let requested = try input.singleQueryValue("language"), !requested.isEmpty {
             let code = requested.lowercased()
-            guard Self.isAlpha2(requested), try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
+            guard SubmissionParser.isAlpha2(requested), try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
                 throw RPCError.badRequest("Invalid Alpha2 '\(Self.clip(requested))': not a supported language", reason: "invalid_alpha2")
             }
             language = code
@@ -105,7 +100,7 @@ public struct ReferenceData: Sendable {
                       normalise: (String) -> String) async throws -> JSONValue {
         let requested = try input.singleQueryValue(parameter).flatMap { $0.isEmpty ? nil : $0 }
         let code = requested.map(normalise)
-        if let requested, !Self.isAlpha2(requested) {
+        if let requested, !SubmissionParser.isAlpha2(requested) {
             throw RPCError.badRequest("Invalid alpha2 code '\(Self.clip(requested))'", reason: "invalid_alpha2")
         }
         let rows = try await database.query(
@@ -171,7 +166,7 @@ public struct ReferenceData: Sendable {
         let request = try input.decodeBody(as: Request.self)
         let raw = input.path["alpha2"] ?? ""
         let code = table == .countries ? raw.uppercased() : raw.lowercased()
-        guard Self.isAlpha2(raw) else {
+        guard SubmissionParser.isAlpha2(raw) else {
             throw RPCError.badRequest("'\(Self.clip(raw))' is not an alpha2 code (two letters)", reason: "invalid_alpha2")
         }
         let name = request.name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -252,7 +247,7 @@ public struct ReferenceData: Sendable {
         var translations: [(String, String)] = []
         for (language, text) in (request.translations ?? [:]).sorted(by: { $0.key < $1.key }) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard Self.isAlpha2(language) else {
+            guard SubmissionParser.isAlpha2(language) else {
                 throw RPCError.validation(location: ["body", "translations", language], message: "a language is an alpha2 code")
             }
             guard (1...200).contains(value.count), !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

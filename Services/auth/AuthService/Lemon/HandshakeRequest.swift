@@ -49,8 +49,8 @@ struct HandshakeRequest {
         }
         self.seed = seed
         self.seedBytes = Array(seedBytes)
+        // Whether it is a language apps are served in is the statistics service's to say (Handshake).
         self.language = try text("language", "Invalid alpha2 (language)")
-        if let language, !Self.isAlpha2(language) { throw RPCError.badRequest("Invalid alpha2 (language)") }
         // Form only; whether the secret opens is decided with the key, as a failed authentication.
         self.preMasterSecret = try text("premastersecret", "Invalid pre-master-secret") ?? ""
         self.publicKey = try text("publickey", "Invalid public key")
@@ -60,10 +60,6 @@ struct HandshakeRequest {
     /// A random instance identifier (or its hash) as the apps make them: printable ASCII without spaces.
     static func isValidAppId(_ value: String) -> Bool {
         (8...maximumAppIdLength).contains(value.utf8.count) && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
-    }
-
-    static func isAlpha2(_ value: String) -> Bool {
-        value.utf8.count == 2 && value.allSatisfy { $0.isASCII && $0.isLetter }
     }
 
     /// IOS or Android, in the spelling the document gives; other casings are read as those.

@@ -34,7 +34,7 @@ struct LemonSessions: Sendable {
 
     /// The keys of a live session.
     func keys(_ input: SessionInput, context: CallContext) async throws -> WireSessionKeys {
-        try checkCaller(input, context: context)
+        try requireUUIDs(input, context: context)
         let rows = try await database.query(
             """
             SELECT s.keys_sealed FROM auth.lemon_sessions s JOIN auth.lemon_apps a ON a.id = s.app_id
@@ -51,7 +51,7 @@ struct LemonSessions: Sendable {
 
     /// Admits one request of a live session: its payload's IV (if it has a body) must be new in the session.
     func use(_ input: SessionInput, context: CallContext) async throws -> Empty {
-        try checkCaller(input, context: context)
+        try requireUUIDs(input, context: context)
         let rows = try await database.query(
             """
             SELECT 1 FROM auth.lemon_sessions s JOIN auth.lemon_apps a ON a.id = s.app_id
@@ -84,7 +84,7 @@ struct LemonSessions: Sendable {
     static let ended = RPCError.unauthenticated("Missing or Invalid JWT: the session has ended", reason: "session_ended")
 
     /// Ids that are not UUIDs name no session (and would make PostgreSQL's cast fail).
-    private func checkCaller(_ input: SessionInput, context: CallContext) throws {
+    private func requireUUIDs(_ input: SessionInput, context: CallContext) throws {
         guard UUID(uuidString: input.session) != nil, UUID(uuidString: input.device) != nil else { throw Self.ended }
     }
 
