@@ -135,6 +135,8 @@ let package = Package(
             dependencies: [
                 "CustodianRPC",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

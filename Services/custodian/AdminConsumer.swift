@@ -29,7 +29,7 @@ extension Admin {
                 // The routes service may never have run against this database: its tables come first.
                 try await MigrationRunner(schema: "routes", migrations: RoutesService.migrations)
                     .run(on: client, as: DatabaseProvisioner.role(for: "routes"), logger: logger)
-                return try await Consumers(database: client, sealer: sealer).create(name: name, logger: logger)
+                return try await Consumers(database: Database(client: client), sealer: sealer).create(name: name, logger: logger)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -79,7 +79,7 @@ enum Deployment {
         try await withDatabase(adminURL, logger: logger) { client in
             try await MigrationRunner(schema: "auth", migrations: AuthService.migrations)
                 .run(on: client, as: DatabaseProvisioner.role(for: "auth"), logger: logger)
-            let tokens = AdminTokens(database: client)
+            let tokens = AdminTokens(database: Database(client: client))
             if !force, try await tokens.activeCount(logger: logger) > 0 { return nil }
             return try await tokens.create(label: label, logger: logger).token
         }

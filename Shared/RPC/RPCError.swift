@@ -5,12 +5,15 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
     public var message: String
     public var details: JSONValue?
+    /// Seconds after which a retry may succeed, for refusals that end by themselves (429, 503).
+    public var retryAfter: Int?
 
-    public init(_ code: Code, reason: String, message: String, details: JSONValue? = nil) {
+    public init(_ code: Code, reason: String, message: String, details: JSONValue? = nil, retryAfter: Int? = nil) {
         self.code = code
         self.reason = reason
         self.message = message
         self.details = details
+        self.retryAfter = retryAfter
     }
 
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -57,10 +60,11 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = object.data?.reason ?? "rpc_error"
         self.message = object.message
         self.details = object.data?.details
+        self.retryAfter = object.data?.retryAfter
     }
 
     var object: RPCErrorObject {
-        RPCErrorObject(code: code.rawValue, message: message, data: RPCErrorData(reason: reason, details: details))
+        RPCErrorObject(code: code.rawValue, message: message, data: RPCErrorData(reason: reason, details: details, retryAfter: retryAfter))
     }
 }
 
@@ -80,8 +84,11 @@ extension RPCError {
     public static func unprocessable(_ message: String, reason: String = "validation_failed", details: JSONValue? = nil) -> RPCError {
         RPCError(.unprocessable, reason: reason, message: message, details: details)
     }
-    public static func unavailable(_ message: String, reason: String = "unavailable") -> RPCError {
-        RPCError(.unavailable, reason: reason, message: message)
+    public static func unavailable(_ message: String, reason: String = "unavailable", retryAfter: Int? = nil) -> RPCError {
+        RPCError(.unavailable, reason: reason, message: message, retryAfter: retryAfter)
+    }
+    public static func tooManyRequests(_ message: String, reason: String = "too_many_requests", retryAfter: Int) -> RPCError {
+        RPCError(.tooManyRequests, reason: reason, message: message, retryAfter: retryAfter)
     }
     public static func `internal`(_ message: String = "internal error") -> RPCError {
         RPCError(.internalError, reason: "internal_error", message: message)

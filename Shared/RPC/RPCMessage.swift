@@ -100,10 +100,13 @@ public struct RPCErrorObject: Codable, Sendable, Equatable {
 public struct RPCErrorData: Codable, Sendable, Equatable {
     public var reason: String
     public var details: JSONValue?
+    /// For `tooManyRequests` and `unavailable`: seconds after which a retry may succeed (HTTP's `Retry-After`).
+    public var retryAfter: Int?
 
-    public init(reason: String, details: JSONValue? = nil) {
+    public init(reason: String, details: JSONValue? = nil, retryAfter: Int? = nil) {
         self.reason = reason
         self.details = details
+        self.retryAfter = retryAfter
     }
 }
 

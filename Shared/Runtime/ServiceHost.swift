@@ -26,7 +26,7 @@ public struct ServiceEnvironment: Sendable {
     public let name: String
     public let instance: String
     public let configuration: Configuration
-    public let database: PostgresClient
+    public let database: Database
     public let services: RPCClient
     public let logger: Logger
 }
@@ -66,8 +66,10 @@ public enum ServiceHost {
         let endpoint = try listenEndpoint(service: definition.name, instance: instance, configuration: configuration)
         let maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
 
-        let database = PostgresClient(
+        let pool = PostgresClient(
             url: databaseURL, poolSize: try configuration.int(RuntimeKey.databasePoolSize, default: 10), logger: logger)
+        let database = Database(
+            client: pool, waitTimeout: try configuration.duration(RuntimeKey.databaseWaitTimeout, default: Database.defaultWaitTimeout))
         let client = try makeRPCClient(for: definition.calls, configuration: configuration, logger: logger)
         let environment = ServiceEnvironment(
             name: definition.name, instance: instance, configuration: configuration, database: database, services: client, logger: logger)
@@ -76,13 +78,13 @@ public enum ServiceHost {
         methods.merge(SystemMethods.make(environment: environment))
         let server = RPCServer(
             configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize),
-            methods: methods, logger: logger, errorMapper: mapDatabaseErrors)
+            methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })
         let migrated = MigratedService(
             server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),
-            database: database, logger: logger)
+            database: pool, logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: database),
+            .init(service: pool),
             .init(service: client),
             .init(service: migrated),
         ]
@@ -125,14 +127,6 @@ public enum ServiceHost {
         settings.maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
         return RPCClient(services: discovery, settings: settings, logger: logger, observer: observer)
     }
-
-    /// Errors a transaction wrapped are answered as what they were.
-    @Sendable static func mapDatabaseErrors(_ error: any Error) -> RPCError? {
-        if let transactionError = error as? PostgresTransactionError, let inner = transactionError.closureError as? RPCError {
-            return inner
-        }
-        return nil
-    }
 }
 
 /// Runs the migrations once the database client is running, then serves RPC.
@@ -152,7 +146,7 @@ struct MigratedService: Service {
             } catch {
                 attempt += 1
                 if attempt >= 30 || Task.isCancelled { throw error }
-                logger.warning("migrations failed; retrying", metadata: ["error": .string(String(reflecting: error)), "attempt": .stringConvertible(attempt)])
+                logger.warning("migrations failed; retrying", metadata: ["error": .string(DatabaseErrors.logDescription(error)), "attempt": .stringConvertible(attempt)])
                 try await Task.sleep(for: .seconds(1))
             }
         }

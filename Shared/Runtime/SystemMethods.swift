@@ -29,7 +29,7 @@ public enum SystemMethods {
         return methods
     }
 
-    private static func databaseReachable(_ database: PostgresClient, context: CallContext) async -> Bool {
+    private static func databaseReachable(_ database: Database, context: CallContext) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 (try? await database.query("SELECT 1", logger: context.logger)) != nil

@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -6,9 +7,9 @@ import PostgresNIO
 
 /// Researcher/admin credentials: random bearer tokens, stored only as SHA-256 hashes.
 public struct AdminTokens: Sendable {
-    let database: PostgresClient
+    let database: Database
 
-    public init(database: PostgresClient) {
+    public init(database: Database) {
         self.database = database
     }
 

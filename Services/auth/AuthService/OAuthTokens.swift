@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
@@ -9,7 +10,7 @@ import VaultService
 /// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
 /// Failed logins for one email are slowed down and then refused for a while (``PasswordThrottle``).
 struct OAuthTokens: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let users: VaultUsers
     let issuer: TokenIssuer

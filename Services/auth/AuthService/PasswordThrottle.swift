@@ -1,3 +1,4 @@
+import CustodianRuntime
 import Logging
 import PostgresNIO
 
@@ -5,7 +6,7 @@ import PostgresNIO
 /// and the password change. Failures are slowed down and, after five in a quarter of an hour, refused for a
 /// quarter of an hour, which ends by itself, so that nobody can lock the owner out for good.
 struct PasswordThrottle: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     static let failuresBeforeLock = 5
     static let lockSeconds = 15 * 60

@@ -1,5 +1,6 @@
 import CustodianJWT
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,10 +8,10 @@ import PostgresNIO
 /// The ES256 keys access tokens are signed with. The first replica that needs one creates it (under an
 /// advisory lock, so replicas agree); retired keys leave the published set.
 actor SigningKeys {
-    private let database: PostgresClient
+    private let database: Database
     private var current: SigningKey?
 
-    init(database: PostgresClient) {
+    init(database: Database) {
         self.database = database
     }
 
@@ -46,20 +47,16 @@ actor SigningKeys {
         let candidate = SigningKey.generate()
         let pem = candidate.pem
         let kid = candidate.kid
-        do {
-            return try await database.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.auth.signing_keys'))", logger: logger)
-                let existing = try await connection.query(
-                    "SELECT kid, private_key_pem FROM auth.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1", logger: logger)
-                for try await (existingKid, existingPem) in existing.decode((String, String).self) {
-                    return try SigningKey(kid: existingKid, pem: existingPem)
-                }
-                try await connection.query(
-                    "INSERT INTO auth.signing_keys (kid, private_key_pem) VALUES (\(kid), \(pem))", logger: logger)
-                return candidate
+        return try await database.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.auth.signing_keys'))", logger: logger)
+            let existing = try await connection.query(
+                "SELECT kid, private_key_pem FROM auth.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1", logger: logger)
+            for try await (existingKid, existingPem) in existing.decode((String, String).self) {
+                return try SigningKey(kid: existingKid, pem: existingPem)
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            try await connection.query(
+                "INSERT INTO auth.signing_keys (kid, private_key_pem) VALUES (\(kid), \(pem))", logger: logger)
+            return candidate
         }
     }
 }

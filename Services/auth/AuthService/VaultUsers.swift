@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
@@ -7,7 +8,7 @@ import VaultService
 
 /// The data vault's users: their logins live here, their keys in the vault.
 struct VaultUsers: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let throttle: PasswordThrottle
 

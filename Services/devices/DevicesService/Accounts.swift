@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import LinksService
@@ -7,7 +8,7 @@ import PostgresNIO
 
 /// Twomes accounts: created by a researcher with a pseudonym, activated from the app with a one-time token.
 struct Accounts: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let activationLifetime: Duration
     /// The links template the `firebase_url` is made from (`twomes-account`, the Firebase link, by default).
@@ -30,19 +31,15 @@ struct Accounts: Sendable {
         let timezone = request.timezone
         let logger = context.logger
         let created: (id: Int64, pseudonym: Int)
-        do {
-            created = try await database.withTransaction(logger: logger) { connection in
-                let account = try await insertAccount(
-                    connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
-                    VALUES (\(account.id), \(latitude), \(longitude), \(timezone))
-                    """, logger: logger)
-                return account
-            }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+        created = try await database.withTransaction(logger: logger) { connection in
+            let account = try await insertAccount(
+                connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
+                VALUES (\(account.id), \(latitude), \(longitude), \(timezone))
+                """, logger: logger)
+            return account
         }
         return CreateAccountResponse(id: created.id, pseudonym: created.pseudonym, activation_token: token, firebase_url: link.url)
     }

@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import LinksService
@@ -8,7 +9,7 @@ import PostgresNIO
 /// The QR label of a prepared device (seed 004, B4–B5), one at a time as an image or as a printable sheet.
 /// The payload carries the device's activation token, so only admins get labels.
 struct DeviceLabels: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let sealer: Sealer
 

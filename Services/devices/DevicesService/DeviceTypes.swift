@@ -1,11 +1,12 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
 
 /// Device types and the properties their devices measure, managed by researchers.
 struct DeviceTypes: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     struct Property: Codable, Sendable {
         var name: String
@@ -31,27 +32,23 @@ struct DeviceTypes: Sendable {
         let request = try input.decodeBody(as: CreateRequest.self)
         let type = try Self.validated(request)
         let logger = context.logger
-        do {
-            try await database.withTransaction(logger: logger) { connection in
-                let inserted = try await connection.query(
-                    """
-                    INSERT INTO devices.device_types (name, display_name, installation_manual_url)
-                    VALUES (\(type.name), \(type.display_name), \(type.installation_manual_url))
-                    ON CONFLICT (name) DO NOTHING RETURNING id
-                    """, logger: logger)
-                var typeID: Int32?
-                for try await id in inserted.decode(Int32.self) { typeID = id }
-                guard let typeID else {
-                    throw RPCError(.conflict, reason: "device_type_exists", message: "Device type \(type.name) exists already")
-                }
-                for property in type.properties {
-                    try await connection.query(
-                        "INSERT INTO devices.properties (device_type_id, name, unit) VALUES (\(typeID), \(property.name), \(property.unit))",
-                        logger: logger)
-                }
+        try await database.withTransaction(logger: logger) { connection in
+            let inserted = try await connection.query(
+                """
+                INSERT INTO devices.device_types (name, display_name, installation_manual_url)
+                VALUES (\(type.name), \(type.display_name), \(type.installation_manual_url))
+                ON CONFLICT (name) DO NOTHING RETURNING id
+                """, logger: logger)
+            var typeID: Int32?
+            for try await id in inserted.decode(Int32.self) { typeID = id }
+            guard let typeID else {
+                throw RPCError(.conflict, reason: "device_type_exists", message: "Device type \(type.name) exists already")
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            for property in type.properties {
+                try await connection.query(
+                    "INSERT INTO devices.properties (device_type_id, name, unit) VALUES (\(typeID), \(property.name), \(property.unit))",
+                    logger: logger)
+            }
         }
         return type
     }

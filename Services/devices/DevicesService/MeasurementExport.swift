@@ -1,11 +1,12 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import PostgresNIO
 
 /// Twomes measurements for researchers: by pseudonym, device and/or property, over a time range, as CSV or
 /// NDJSON. Pages follow (timestamp, device, property) so that each is one index range scan.
 struct MeasurementExport: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     static let columns = ["pseudonym", "device", "device_type", "property", "unit", "timestamp", "value"]
 

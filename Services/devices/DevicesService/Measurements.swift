@@ -1,12 +1,13 @@
-import CustodianRPC
 import Crypto
+import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
 
 /// Measurement uploads from devices (seed 004, E9), variable- and fixed-interval.
 struct Measurements: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sessions: Sessions
 
     /// Bounds that keep one upload small enough to store in one transaction.
@@ -73,33 +74,29 @@ struct Measurements: Sendable {
         }
         let bodyHash = Data(SHA256.hash(data: try Self.canonical(body)))
         let size = samples.count
-        do {
-            return try await database.withTransaction(logger: logger) { connection in
-                let properties = try await propertyIDs(connection, deviceTypeID: device.deviceTypeID, logger: logger)
-                let unknown = named.subtracting(properties.keys)
-                guard unknown.isEmpty else {
-                    // The backend prints a Python set; sorted here so that the message is stable.
-                    let names = unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")
-                    throw RPCError.badRequest("Invalid property name(s): {\(names)}", reason: "invalid_property_names")
-                }
-                // A retried upload (same device, same body) gets the first answer and stores nothing.
-                let uploadRows = try await connection.query(
-                    """
-                    INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size)
-                    VALUES (\(device.id), \(bodyHash), date_trunc('second', now()), \(uploadTime), \(size))
-                    ON CONFLICT (device_id, body_sha256) DO UPDATE SET size = devices.uploads.size
-                    RETURNING id, server_time, (xmax = 0)
-                    """, logger: logger)
-                var upload: (id: Int64, serverTime: Date, isNew: Bool)?
-                for try await row in uploadRows.decode((Int64, Date, Bool).self) { upload = row }
-                guard let upload else { throw RPCError.internal("upload was not stored") }
-                if upload.isNew && !samples.isEmpty {
-                    try await insert(samples, uploadID: upload.id, deviceID: device.id, properties: properties, connection: connection, logger: logger)
-                }
-                return UploadResult(server_time: TwomesTime.render(upload.serverTime), size: size)
+        return try await database.withTransaction(logger: logger) { connection in
+            let properties = try await propertyIDs(connection, deviceTypeID: device.deviceTypeID, logger: logger)
+            let unknown = named.subtracting(properties.keys)
+            guard unknown.isEmpty else {
+                // The backend prints a Python set; sorted here so that the message is stable.
+                let names = unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw RPCError.badRequest("Invalid property name(s): {\(names)}", reason: "invalid_property_names")
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            // A retried upload (same device, same body) gets the first answer and stores nothing.
+            let uploadRows = try await connection.query(
+                """
+                INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size)
+                VALUES (\(device.id), \(bodyHash), date_trunc('second', now()), \(uploadTime), \(size))
+                ON CONFLICT (device_id, body_sha256) DO UPDATE SET size = devices.uploads.size
+                RETURNING id, server_time, (xmax = 0)
+                """, logger: logger)
+            var upload: (id: Int64, serverTime: Date, isNew: Bool)?
+            for try await row in uploadRows.decode((Int64, Date, Bool).self) { upload = row }
+            guard let upload else { throw RPCError.internal("upload was not stored") }
+            if upload.isNew && !samples.isEmpty {
+                try await insert(samples, uploadID: upload.id, deviceID: device.id, properties: properties, connection: connection, logger: logger)
+            }
+            return UploadResult(server_time: TwomesTime.render(upload.serverTime), size: size)
         }
     }
 

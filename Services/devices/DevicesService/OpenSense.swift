@@ -1,6 +1,7 @@
-import CustodianRPC
-import CustodianSecurity
 import Crypto
+import CustodianRPC
+import CustodianRuntime
+import CustodianSecurity
 import Foundation
 import Logging
 import PostgresNIO
@@ -8,7 +9,7 @@ import PostgresNIO
 /// The OpenSense framework's backend (thesis 3.4, 4.8): device registration with a server-generated storage
 /// key, the remote configuration, and integrity-checked uploads of probe batches.
 struct OpenSense: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sealer: Sealer
 
     static let maximumBatches = 10_000
@@ -59,34 +60,30 @@ struct OpenSense: Sendable {
         let batches = try Self.batches(data)
 
         let logger = context.logger
-        do {
-            try await database.withTransaction(logger: logger) { connection in
-                var deviceRef: Int64?
-                for try await id in try await connection.query(
-                    "SELECT id FROM devices.opensense_devices WHERE device_id = \(deviceID)", logger: logger
-                ).decode(Int64.self) { deviceRef = id }
-                guard let deviceRef else {
-                    throw Self.error("Unknown device_id: register the device first", reason: "device_not_registered")
-                }
-                var uploadID: Int64?
-                for try await id in try await connection.query(
-                    """
-                    INSERT INTO devices.opensense_uploads (device_ref, file_hash, batch_count)
-                    VALUES (\(deviceRef), \(fileHash.lowercased()), \(batches.count))
-                    ON CONFLICT (device_ref, file_hash) DO NOTHING RETURNING id
-                    """, logger: logger
-                ).decode(Int64.self) { uploadID = id }
-                guard let uploadID, !batches.isEmpty else { return }  // a retry, or nothing to store
-                try await connection.query(
-                    """
-                    INSERT INTO devices.opensense_batches (upload_id, device_ref, probe, datetime, recorded_at, payload)
-                    SELECT \(uploadID), \(deviceRef), p, d, NULLIF(r, '')::timestamptz, j::jsonb
-                    FROM unnest(\(batches.map(\.probe))::text[], \(batches.map(\.datetime))::text[],
-                                \(batches.map(\.recordedAtText))::text[], \(batches.map(\.json))::text[]) AS b(p, d, r, j)
-                    """, logger: logger)
+        try await database.withTransaction(logger: logger) { connection in
+            var deviceRef: Int64?
+            for try await id in try await connection.query(
+                "SELECT id FROM devices.opensense_devices WHERE device_id = \(deviceID)", logger: logger
+            ).decode(Int64.self) { deviceRef = id }
+            guard let deviceRef else {
+                throw Self.error("Unknown device_id: register the device first", reason: "device_not_registered")
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            var uploadID: Int64?
+            for try await id in try await connection.query(
+                """
+                INSERT INTO devices.opensense_uploads (device_ref, file_hash, batch_count)
+                VALUES (\(deviceRef), \(fileHash.lowercased()), \(batches.count))
+                ON CONFLICT (device_ref, file_hash) DO NOTHING RETURNING id
+                """, logger: logger
+            ).decode(Int64.self) { uploadID = id }
+            guard let uploadID, !batches.isEmpty else { return }  // a retry, or nothing to store
+            try await connection.query(
+                """
+                INSERT INTO devices.opensense_batches (upload_id, device_ref, probe, datetime, recorded_at, payload)
+                SELECT \(uploadID), \(deviceRef), p, d, NULLIF(r, '')::timestamptz, j::jsonb
+                FROM unnest(\(batches.map(\.probe))::text[], \(batches.map(\.datetime))::text[],
+                            \(batches.map(\.recordedAtText))::text[], \(batches.map(\.json))::text[]) AS b(p, d, r, j)
+                """, logger: logger)
         }
         return UploadResult(status: "ok")
     }

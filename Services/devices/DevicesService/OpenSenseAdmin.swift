@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import PostgresNIO
@@ -6,7 +7,7 @@ import PostgresNIO
 /// What researchers do with OpenSense: see the devices, recover a device's storage key to decrypt data
 /// taken from a phone, and publish a new configuration.
 struct OpenSenseAdmin: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sealer: Sealer
 
     struct DeviceSummary: Encodable, Sendable {
@@ -55,21 +56,17 @@ struct OpenSenseAdmin: Sendable {
         try requireAdmin(context)
         var document = try OpenSenseConfig.validated(input.body)
         let logger = context.logger
-        do {
-            return try await database.withTransaction(logger: logger) { connection in
-                try await connection.query("LOCK TABLE devices.opensense_configs IN EXCLUSIVE MODE", logger: logger)
-                var next = 1
-                for try await version in try await connection.query(
-                    "SELECT coalesce(max(version), 0) + 1 FROM devices.opensense_configs", logger: logger
-                ).decode(Int.self) { next = version }
-                document["version"] = .int(Int64(next))
-                let text = String(decoding: try JSONEncoder().encode(JSONValue.object(document)), as: UTF8.self)
-                try await connection.query(
-                    "INSERT INTO devices.opensense_configs (version, document) VALUES (\(next), \(text)::jsonb)", logger: logger)
-                return .object(document)
-            }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+        return try await database.withTransaction(logger: logger) { connection in
+            try await connection.query("LOCK TABLE devices.opensense_configs IN EXCLUSIVE MODE", logger: logger)
+            var next = 1
+            for try await version in try await connection.query(
+                "SELECT coalesce(max(version), 0) + 1 FROM devices.opensense_configs", logger: logger
+            ).decode(Int.self) { next = version }
+            document["version"] = .int(Int64(next))
+            let text = String(decoding: try JSONEncoder().encode(JSONValue.object(document)), as: UTF8.self)
+            try await connection.query(
+                "INSERT INTO devices.opensense_configs (version, document) VALUES (\(next), \(text)::jsonb)", logger: logger)
+            return .object(document)
         }
     }
 

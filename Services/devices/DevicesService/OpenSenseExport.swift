@@ -1,10 +1,11 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import PostgresNIO
 
 /// OpenSense batches for researchers: by device, probe and time range, as CSV or NDJSON, in upload order.
 struct OpenSenseExport: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     static let columns = ["device_id", "probe", "datetime", "payload"]
 

@@ -1,11 +1,12 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import PostgresNIO
 
 /// What a researcher sees of the participants: pseudonyms, devices and when they were last heard from.
 /// No location, time zone or token: nothing that leads back to a person or a building.
 struct ResearcherAccounts: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     struct Account: Encodable, Sendable {
         var pseudonym: Int

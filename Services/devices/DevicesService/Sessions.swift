@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -6,7 +7,7 @@ import PostgresNIO
 
 /// Resolves the opaque session tokens the gateway forwards: the app's account token and the device's token.
 struct Sessions: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     struct Account: Sendable {
         var id: Int64

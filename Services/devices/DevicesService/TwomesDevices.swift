@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -6,7 +7,7 @@ import PostgresNIO
 
 /// Twomes devices from preparation to activation (seed 004, phases B, D and E).
 struct TwomesDevices: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sessions: Sessions
     let sealer: Sealer
 
@@ -23,34 +24,30 @@ struct TwomesDevices: Sendable {
         let logger = context.logger
         let tokenHash = SecretToken.hash(request.activation_token)
         let sealedToken = try sealer.seal(request.activation_token, context: Self.sealingContext(request.name))
-        do {
-            return try await database.withTransaction(logger: logger) { connection in
-                // The backend's checks, in its order.
-                if try await exists(connection, "SELECT 1 FROM devices.devices WHERE name = \(request.name)", logger) {
-                    throw RPCError.badRequest("Device name already in use", reason: "device_name_in_use")
-                }
-                var typeID: Int32?
-                for try await id in try await connection.query(
-                    "SELECT id FROM devices.device_types WHERE name = \(request.device_type)", logger: logger
-                ).decode(Int32.self) { typeID = id }
-                guard let typeID else {
-                    throw RPCError.badRequest("Unknown device type \"\(request.device_type)\"", reason: "unknown_device_type")
-                }
-                if try await exists(connection, "SELECT 1 FROM devices.devices WHERE activation_token_hash = \(tokenHash)", logger) {
-                    throw RPCError.badRequest("Activation token already in use", reason: "activation_token_in_use")
-                }
-                let rows = try await connection.query(
-                    """
-                    WITH d AS (
-                        INSERT INTO devices.devices (name, device_type_id, activation_token_hash, activation_token_sealed)
-                        VALUES (\(request.name), \(typeID), \(tokenHash), \(sealedToken))
-                        RETURNING id, name, device_type_id, created_on, activated_on)
-                    SELECT \(unescaped: Self.deviceColumns) FROM d JOIN devices.device_types t ON t.id = d.device_type_id
-                    """, logger: logger)
-                return try await Self.firstDevice(rows) ?? { throw RPCError.internal("device was not stored") }()
+        return try await database.withTransaction(logger: logger) { connection in
+            // The backend's checks, in its order.
+            if try await exists(connection, "SELECT 1 FROM devices.devices WHERE name = \(request.name)", logger) {
+                throw RPCError.badRequest("Device name already in use", reason: "device_name_in_use")
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            var typeID: Int32?
+            for try await id in try await connection.query(
+                "SELECT id FROM devices.device_types WHERE name = \(request.device_type)", logger: logger
+            ).decode(Int32.self) { typeID = id }
+            guard let typeID else {
+                throw RPCError.badRequest("Unknown device type \"\(request.device_type)\"", reason: "unknown_device_type")
+            }
+            if try await exists(connection, "SELECT 1 FROM devices.devices WHERE activation_token_hash = \(tokenHash)", logger) {
+                throw RPCError.badRequest("Activation token already in use", reason: "activation_token_in_use")
+            }
+            let rows = try await connection.query(
+                """
+                WITH d AS (
+                    INSERT INTO devices.devices (name, device_type_id, activation_token_hash, activation_token_sealed)
+                    VALUES (\(request.name), \(typeID), \(tokenHash), \(sealedToken))
+                    RETURNING id, name, device_type_id, created_on, activated_on)
+                SELECT \(unescaped: Self.deviceColumns) FROM d JOIN devices.device_types t ON t.id = d.device_type_id
+                """, logger: logger)
+            return try await Self.firstDevice(rows) ?? { throw RPCError.internal("device was not stored") }()
         }
     }
 
@@ -143,7 +140,7 @@ struct TwomesDevices: Sendable {
         throw RPCError.notFound("Device not found", reason: "device_not_found")
     }
 
-    private static func firstDevice(_ rows: PostgresRowSequence) async throws -> DeviceItem? {
+    private static func firstDevice(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> DeviceItem? {
         for try await (id, name, typeName, display, manual, created, activated) in rows.decode(
             (Int64, String, String, String, String, Date, Date?).self)
         {

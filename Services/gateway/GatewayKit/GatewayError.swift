@@ -30,7 +30,12 @@ public struct GatewayError: Error, HTTPResponseError, Sendable {
             reason: isProtocolFault ? "internal_error" : error.reason,
             message: isProtocolFault ? "internal error" : error.message,
             style: style, details: error.details)
-        if error.code == .unavailable { headers[.retryAfter] = "1" }
+        // Refusals that end by themselves say when to come back (RFC 9110, 10.2.3).
+        if let seconds = error.retryAfter, seconds > 0 {
+            headers[.retryAfter] = String(seconds)
+        } else if error.code == .unavailable || error.code == .tooManyRequests {
+            headers[.retryAfter] = "1"
+        }
     }
 
     static func `internal`(style: APIStyle) -> GatewayError {

@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -7,10 +8,10 @@ import PostgresNIO
 /// API consumers: the apps (and tools) registered to use the geotag API, each with a public key and a
 /// secret that signs its requests.
 public struct Consumers: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sealer: Sealer
 
-    public init(database: PostgresClient, sealer: Sealer) {
+    public init(database: Database, sealer: Sealer) {
         self.database = database
         self.sealer = sealer
     }

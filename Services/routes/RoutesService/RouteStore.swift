@@ -1,5 +1,6 @@
 import Crypto
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,7 +8,7 @@ import PostgresNIO
 /// The geotag route store (seed 002, "RESTful API"): encrypted routes the server cannot read, stored by
 /// the consumer that signed the upload, fetched by route id or lookup id, deleted by their owner (SRD-04).
 struct RouteStore: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     /// `creation_time` is an integer, Unix seconds, as the seed's "Store Route" answer has it.
     struct StoredRoute: Codable, Sendable, Equatable {
@@ -93,7 +94,7 @@ struct RouteStore: Sendable {
     }
 
     private func fetch(where column: Column, equals value: String, logger: Logger) async throws -> FetchedRoute {
-        let rows: PostgresRowSequence
+        let rows: DatabaseRows
         switch column {
         case .routeID:
             rows = try await database.query(

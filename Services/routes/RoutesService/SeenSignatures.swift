@@ -1,3 +1,4 @@
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -6,11 +7,11 @@ import Synchronization
 /// Signatures accepted within the timestamp window, in PostgreSQL so that every replica refuses a replay.
 /// A signature is kept until its timestamp leaves the window; after that the timestamp check refuses it anyway.
 final class SeenSignatures: Sendable {
-    let database: PostgresClient
+    let database: Database
     /// When this replica last deleted expired rows; once a minute is plenty, and keeps the table small.
     private let lastPrune = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(database: PostgresClient) {
+    init(database: Database) {
         self.database = database
     }
 

@@ -1,13 +1,14 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
 
 /// Daily COVID-19 figures per country, imported from public case data, and what apps read of them.
 public struct CovidFigures: Sendable {
-    let database: PostgresClient
+    let database: Database
 
-    public init(database: PostgresClient) {
+    public init(database: Database) {
         self.database = database
     }
 
@@ -171,37 +172,33 @@ public struct CovidFigures: Sendable {
         let logger = context.logger
         var inserted = 0
         var updated = 0
-        do {
-            (inserted, updated) = try await database.withTransaction(logger: logger) { connection in
-                var inserted = 0
-                var updated = 0
-                var start = 0
-                while start < rows.count {
-                    let batch = rows[start..<min(start + 5000, rows.count)]
-                    start += batch.count
-                    let codes = batch.map(\.country)
-                    let days = batch.map(\.day)
-                    let confirmed = batch.map(\.confirmed)
-                    let deaths = batch.map(\.deaths)
-                    let recovered = batch.map { $0.recovered ?? -1 }
-                    let result = try await connection.query(
-                        """
-                        INSERT INTO statistics.covid_figures (country, day, confirmed, deaths, recovered, source, source_url)
-                        SELECT r.country, r.day::date, r.confirmed, r.deaths, NULLIF(r.recovered, -1), \(source), \(sourceURL)
-                        FROM unnest(\(codes)::text[], \(days)::text[], \(confirmed)::bigint[], \(deaths)::bigint[], \(recovered)::bigint[])
-                            AS r(country, day, confirmed, deaths, recovered)
-                        ON CONFLICT (country, day) DO UPDATE SET confirmed = EXCLUDED.confirmed, deaths = EXCLUDED.deaths,
-                            recovered = EXCLUDED.recovered, source = EXCLUDED.source, source_url = EXCLUDED.source_url, imported_at = now()
-                        RETURNING (xmax = 0)
-                        """, logger: logger)
-                    for try await fresh in result.decode(Bool.self) {
-                        if fresh { inserted += 1 } else { updated += 1 }
-                    }
+        (inserted, updated) = try await database.withTransaction(logger: logger) { connection in
+            var inserted = 0
+            var updated = 0
+            var start = 0
+            while start < rows.count {
+                let batch = rows[start..<min(start + 5000, rows.count)]
+                start += batch.count
+                let codes = batch.map(\.country)
+                let days = batch.map(\.day)
+                let confirmed = batch.map(\.confirmed)
+                let deaths = batch.map(\.deaths)
+                let recovered = batch.map { $0.recovered ?? -1 }
+                let result = try await connection.query(
+                    """
+                    INSERT INTO statistics.covid_figures (country, day, confirmed, deaths, recovered, source, source_url)
+                    SELECT r.country, r.day::date, r.confirmed, r.deaths, NULLIF(r.recovered, -1), \(source), \(sourceURL)
+                    FROM unnest(\(codes)::text[], \(days)::text[], \(confirmed)::bigint[], \(deaths)::bigint[], \(recovered)::bigint[])
+                        AS r(country, day, confirmed, deaths, recovered)
+                    ON CONFLICT (country, day) DO UPDATE SET confirmed = EXCLUDED.confirmed, deaths = EXCLUDED.deaths,
+                        recovered = EXCLUDED.recovered, source = EXCLUDED.source, source_url = EXCLUDED.source_url, imported_at = now()
+                    RETURNING (xmax = 0)
+                    """, logger: logger)
+                for try await fresh in result.decode(Bool.self) {
+                    if fresh { inserted += 1 } else { updated += 1 }
                 }
-                return (inserted, updated)
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            return (inserted, updated)
         }
         let days = rows.map(\.day)
         let result = ImportResult(rows: rows.count, inserted: inserted, updated: updated, countries: Array(Set(rows.map(\.country))).sorted(),

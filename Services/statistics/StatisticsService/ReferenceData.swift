@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -21,9 +22,9 @@ enum Access {
 /// Countries, languages and symptoms with their translations: what apps list and submissions are checked
 /// against, seeded by the migrations and edited by admins.
 public struct ReferenceData: Sendable {
-    let database: PostgresClient
+    let database: Database
 
-    public init(database: PostgresClient) {
+    public init(database: Database) {
         self.database = database
     }
 
@@ -263,38 +264,34 @@ public struct ReferenceData: Sendable {
         let position = request.position
         let active = request.active
         let stored = translations
-        do {
-            try await database.withTransaction(logger: logger) { connection in
-                var existing = false
-                for try await _ in try await connection.query("SELECT 1 FROM statistics.symptoms WHERE key = \(key) FOR UPDATE", logger: logger).decode(Int.self) {
-                    existing = true
-                }
-                if existing {
-                    try await connection.query(
-                        """
-                        UPDATE statistics.symptoms SET position = COALESCE(\(position), position), active = COALESCE(\(active), active),
-                            updated_at = now() WHERE key = \(key)
-                        """, logger: logger)
-                } else {
-                    guard stored.contains(where: { $0.0 == Self.defaultLanguage }) else {
-                        throw RPCError.badRequest("a new symptom needs its English text (translations.en)", reason: "missing_translation")
-                    }
-                    try await connection.query(
-                        """
-                        INSERT INTO statistics.symptoms (key, position, active)
-                        VALUES (\(key), COALESCE(\(position), (SELECT COALESCE(max(position), 0) + 1 FROM statistics.symptoms)), COALESCE(\(active), true))
-                        """, logger: logger)
-                }
-                for (language, value) in stored {
-                    try await connection.query(
-                        """
-                        INSERT INTO statistics.symptom_translations (symptom_key, language, value) VALUES (\(key), \(language), \(value))
-                        ON CONFLICT (symptom_key, language) DO UPDATE SET value = EXCLUDED.value
-                        """, logger: logger)
-                }
+        try await database.withTransaction(logger: logger) { connection in
+            var existing = false
+            for try await _ in try await connection.query("SELECT 1 FROM statistics.symptoms WHERE key = \(key) FOR UPDATE", logger: logger).decode(Int.self) {
+                existing = true
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            if existing {
+                try await connection.query(
+                    """
+                    UPDATE statistics.symptoms SET position = COALESCE(\(position), position), active = COALESCE(\(active), active),
+                        updated_at = now() WHERE key = \(key)
+                    """, logger: logger)
+            } else {
+                guard stored.contains(where: { $0.0 == Self.defaultLanguage }) else {
+                    throw RPCError.badRequest("a new symptom needs its English text (translations.en)", reason: "missing_translation")
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO statistics.symptoms (key, position, active)
+                    VALUES (\(key), COALESCE(\(position), (SELECT COALESCE(max(position), 0) + 1 FROM statistics.symptoms)), COALESCE(\(active), true))
+                    """, logger: logger)
+            }
+            for (language, value) in stored {
+                try await connection.query(
+                    """
+                    INSERT INTO statistics.symptom_translations (symptom_key, language, value) VALUES (\(key), \(language), \(value))
+                    ON CONFLICT (symptom_key, language) DO UPDATE SET value = EXCLUDED.value
+                    """, logger: logger)
+            }
         }
         context.logger.notice("symptom changed", metadata: ["key": .string(key)])
         guard let symptom = try await symptoms(key: key, logger: logger).first else { throw RPCError.internal("the symptom was not stored") }

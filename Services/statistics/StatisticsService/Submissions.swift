@@ -1,5 +1,6 @@
-import CustodianRPC
 import Crypto
+import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,10 +8,10 @@ import PostgresNIO
 /// Survey submissions: stored once per device and distinct body, forgotten with the device, counted and
 /// exported for researchers without any device identifier.
 public struct Submissions: Sendable {
-    let database: PostgresClient
+    let database: Database
     let reference: ReferenceData
 
-    public init(database: PostgresClient, reference: ReferenceData) {
+    public init(database: Database, reference: ReferenceData) {
         self.database = database
         self.reference = reference
     }

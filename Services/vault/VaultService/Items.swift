@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
@@ -7,7 +8,7 @@ import PostgresNIO
 /// Records in repos: written one at a time or in batches (the app deletes from its cache only what was
 /// written), read back in pages, and decrypted for their owner.
 struct Items: Sendable {
-    let database: PostgresClient
+    let database: Database
     let repos: Repos
 
     static let maximumBatch = 1000

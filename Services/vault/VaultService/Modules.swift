@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import CustodianSodium
 import Foundation
@@ -9,7 +10,7 @@ import PostgresNIO
 /// The web apps ("modules") installed in a user's vault: listed in the app, opened with their uid and secret,
 /// and able to obtain client-credential tokens limited to the repos they were granted.
 struct Modules: Sendable {
-    let database: PostgresClient
+    let database: Database
     let keys: UserKeys
     let sealer: Sealer
     let publicBaseURL: String

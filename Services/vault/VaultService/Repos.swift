@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
@@ -6,7 +7,7 @@ import PostgresNIO
 
 /// Repos and their X25519 key pairs, made when a repo is created (by an admin, or by its owner's first write).
 struct Repos: Sendable {
-    let database: PostgresClient
+    let database: Database
     let keys: UserKeys
 
     struct Repo: Sendable {

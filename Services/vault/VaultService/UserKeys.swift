@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
@@ -8,7 +9,7 @@ import PostgresNIO
 /// secret key is sealed with a key derived from the password (Argon2id + secretbox), so the server alone
 /// cannot decrypt items, and a password change re-seals one key, not every repo's.
 struct UserKeys: Sendable {
-    let database: PostgresClient
+    let database: Database
 
     func create(_ input: VaultUserKeysInput, context: CallContext) async throws -> Empty {
         let pair = try Sodium.boxKeyPair()

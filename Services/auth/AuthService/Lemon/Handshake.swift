@@ -1,6 +1,7 @@
 import Crypto
 import CustodianLemon
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -10,7 +11,7 @@ import StatisticsService
 /// The tracing app's `POST /api/v1/devices`: registers a new app instance or authenticates a known one, and
 /// opens a session whose keys both sides derive (docs/lemon.md). App instance ids are stored only hashed.
 struct Handshake: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let serverKeys: [ServerKey]
     let sessions: LemonSessions
@@ -100,42 +101,38 @@ struct Handshake: Sendable {
     private func authenticate(app: Int64, request: HandshakeRequest, context: CallContext) async throws -> [UInt8] {
         let logger = context.logger
         let outcome: Outcome
-        do {
-            outcome = try await database.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT public_key, deactivated_at IS NOT NULL, coalesce(locked_until > now(), false)
-                    FROM auth.lemon_apps WHERE id = \(app) FOR UPDATE
-                    """, logger: logger)
-                var found: (Data, Bool, Bool)?
-                for try await row in rows.decode((Data, Bool, Bool).self) { found = row }
-                guard let (keyBytes, deactivated, locked) = found else { return .refused("Unknown app instance") }
-                if locked { return .refused("App is locked-out") }
-                if deactivated { return .refused("App is deactivated") }
+        outcome = try await database.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT public_key, deactivated_at IS NOT NULL, coalesce(locked_until > now(), false)
+                FROM auth.lemon_apps WHERE id = \(app) FOR UPDATE
+                """, logger: logger)
+            var found: (Data, Bool, Bool)?
+            for try await row in rows.decode((Data, Bool, Bool).self) { found = row }
+            guard let (keyBytes, deactivated, locked) = found else { return .refused("Unknown app instance") }
+            if locked { return .refused("App is locked-out") }
+            if deactivated { return .refused("App is deactivated") }
 
-                let (secret, problem) = verify(request, storedKey: keyBytes)
-                if let problem {
-                    try await connection.query(
-                        """
-                        UPDATE auth.lemon_apps SET
-                            locked_until = CASE WHEN failures + 1 >= \(Self.failuresBeforeLockout)
-                                THEN now() + make_interval(secs => \(Self.lockout)) ELSE locked_until END,
-                            failures = CASE WHEN failures + 1 >= \(Self.failuresBeforeLockout) THEN 0 ELSE failures + 1 END
-                        WHERE id = \(app)
-                        """, logger: logger)
-                    return .refused(problem)
-                }
-                let language = request.language?.lowercased()
+            let (secret, problem) = verify(request, storedKey: keyBytes)
+            if let problem {
                 try await connection.query(
                     """
-                    UPDATE auth.lemon_apps SET failures = 0, locked_until = NULL, last_authenticated_at = now(),
-                        language = coalesce(\(language), language)
+                    UPDATE auth.lemon_apps SET
+                        locked_until = CASE WHEN failures + 1 >= \(Self.failuresBeforeLockout)
+                            THEN now() + make_interval(secs => \(Self.lockout)) ELSE locked_until END,
+                        failures = CASE WHEN failures + 1 >= \(Self.failuresBeforeLockout) THEN 0 ELSE failures + 1 END
                     WHERE id = \(app)
                     """, logger: logger)
-                return .authenticated(secret ?? [])
+                return .refused(problem)
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            let language = request.language?.lowercased()
+            try await connection.query(
+                """
+                UPDATE auth.lemon_apps SET failures = 0, locked_until = NULL, last_authenticated_at = now(),
+                    language = coalesce(\(language), language)
+                WHERE id = \(app)
+                """, logger: logger)
+            return .authenticated(secret ?? [])
         }
         switch outcome {
         case .authenticated(let secret):

@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,7 +8,7 @@ import StatisticsService
 /// What an app does to its own registration: delete itself (and everything it submitted), deactivate itself,
 /// set or clear its push token (seed 003). The app is the principal of the verified token.
 struct LemonDevices: Sendable {
-    let database: PostgresClient
+    let database: Database
     let services: RPCClient
     let sessions: LemonSessions
 

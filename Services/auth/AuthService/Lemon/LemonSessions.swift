@@ -1,5 +1,6 @@
 import CustodianLemon
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -9,7 +10,7 @@ import PostgresNIO
 /// the app deactivated or deleted), and the IVs already used in them, so that no payload is accepted twice.
 /// Every gateway replica asks here for each request, which is what makes a revocation immediate everywhere.
 struct LemonSessions: Sendable {
-    let database: PostgresClient
+    let database: Database
     let sealer: Sealer
 
     static let lifetime: TimeInterval = 3600

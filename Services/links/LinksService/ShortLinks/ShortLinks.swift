@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -15,7 +16,7 @@ struct StoredShortLink: Sendable {
 /// Self-hosted short links, the replacement for Firebase Dynamic Links (gone since 2025-08-25):
 /// `<public base URL>/l/<code>` sends a phone into the app and shows everyone else the code and the stores.
 struct ShortLinks: Sendable {
-    let database: PostgresClient
+    let database: Database
     let settings: ShortLinkSettings
 
     func create(_ input: ShortLinkInput, names: ShortLinkInput.FieldNames, logger: Logger) async throws -> ShortLink {

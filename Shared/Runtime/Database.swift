@@ -1,0 +1,198 @@
+import CustodianRPC
+import Logging
+import PostgresNIO
+import _ConnectionPoolModule
+
+/// A service's PostgreSQL, as its methods use it. Two things set it apart from the bare pool:
+///
+/// - Nobody waits long for a connection. While PostgreSQL is down or restarting, the pool queues requests until
+///   it can connect again; a call that cannot get a connection within ``waitTimeout`` gives up with
+///   ``DatabaseUnavailable``, which clients get as 503 with `Retry-After` (``DatabaseErrors``), and calls succeed
+///   again by themselves once the pool reconnects.
+/// - Transactions throw what their body threw, not a wrapper, so that a method's `RPCError` reaches its caller.
+public struct Database: Sendable {
+    /// The pool; for the few places that need it whole (migrations, provisioning).
+    public let client: PostgresClient
+    public let waitTimeout: Duration
+
+    public static let defaultWaitTimeout: Duration = .seconds(2)
+
+    public init(client: PostgresClient, waitTimeout: Duration = Database.defaultWaitTimeout) {
+        self.client = client
+        self.waitTimeout = waitTimeout
+    }
+
+    /// Runs `query` and collects its rows, which the caller decodes as from a `PostgresRowSequence`
+    /// (`for try await (a, b) in rows.decode((A, B).self)`).
+    @discardableResult
+    public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> DatabaseRows {
+        try await withConnection { connection in
+            let rows = try await connection.query(query, logger: logger, file: file, line: line)
+            var collected: [PostgresRow] = []
+            for try await row in rows { collected.append(row) }
+            return DatabaseRows(rows: collected)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws; its error is
+    /// rethrown as it was.
+    public func withTransaction<Result: Sendable>(
+        logger: Logger, file: String = #file, line: Int = #line,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        try await withConnection(isolation: isolation) { connection in
+            do {
+                return try await connection.withTransaction(logger: logger, file: file, line: line, isolation: isolation, body)
+            } catch let error as PostgresTransactionError {
+                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            }
+        }
+    }
+
+    /// Lends a connection to `body`, waiting at most ``waitTimeout`` for one.
+    ///
+    /// The pool offers no lease with a timeout, so a child task holds the lease and hands the connection over;
+    /// `body` runs here, in the caller's isolation, and the child returns the connection once it is done.
+    public func withConnection<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        let client = self.client
+        let waitTimeout = self.waitTimeout
+        let handOver = AsyncStream<PostgresConnection>.makeStream()
+        let done = AsyncStream<Never>.makeStream()
+        return try await withThrowingTaskGroup(of: Void.self, isolation: isolation) { group in
+            group.addTask {
+                do {
+                    try await client.withConnection { connection in
+                        handOver.continuation.yield(connection)
+                        handOver.continuation.finish()
+                        // Held until the body is done (or the wait was given up and the group cancelled).
+                        for await _ in done.stream {}
+                    }
+                } catch {
+                    handOver.continuation.finish()
+                    throw error
+                }
+            }
+            group.addTask {
+                // Ends the hand-over without a connection when the wait is over; a no-op once one was handed over.
+                try? await Task.sleep(for: waitTimeout)
+                handOver.continuation.finish()
+            }
+            var connections = handOver.stream.makeAsyncIterator()
+            guard let connection = await connections.next(isolation: isolation) else {
+                group.cancelAll()
+                // The lease may have failed rather than timed out: report what the pool said.
+                while let next = await group.nextResult(isolation: isolation) {
+                    if case .failure(let error) = next, !(error is CancellationError) { throw error }
+                }
+                throw DatabaseUnavailable.noConnection(waited: waitTimeout)
+            }
+            defer {
+                done.continuation.finish()
+                group.cancelAll()
+            }
+            return try await body(connection)
+        }
+    }
+}
+
+/// Rows of a query, collected: an `AsyncSequence` of `PostgresRow`, so postgres-nio's `decode` applies.
+public struct DatabaseRows: AsyncSequence, Sendable {
+    public typealias Element = PostgresRow
+    public let rows: [PostgresRow]
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: IndexingIterator<[PostgresRow]>
+        public mutating func next() async throws -> PostgresRow? { base.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
+}
+
+/// No connection to PostgreSQL could be had in time.
+public enum DatabaseUnavailable: Error, CustomStringConvertible {
+    case noConnection(waited: Duration)
+
+    public var description: String {
+        switch self {
+        case .noConnection(let waited): "no database connection within \(waited)"
+        }
+    }
+}
+
+/// What database failures mean to a client, and how they are logged: the one place that knows PostgreSQL's errors.
+///
+/// PostgreSQL's messages quote the values they refused (`JSON data, line 1: {"a":…`), so a database error is
+/// logged by its SQLSTATE and kind only, never by its message, detail or query.
+public enum DatabaseErrors {
+    /// Seconds a client is asked to wait while the database is unavailable.
+    public static let retryAfterSeconds = 2
+
+    /// The error a caller gets for a database failure, or nil for errors that are not the database's.
+    public static func rpcError(for error: any Error, logger: Logger) -> RPCError? {
+        switch error {
+        case is DatabaseUnavailable, is ConnectionPoolError:
+            logger.warning("database unavailable", metadata: ["error": .string(logDescription(error))])
+            return unavailable
+        case let error as PSQLError:
+            switch classify(error) {
+            case .unavailable:
+                logger.warning("database unavailable", metadata: ["error": .string(logDescription(error))])
+                return unavailable
+            case .badValue:
+                // A value the checks before it let through (they should not): the client's request, not our failure.
+                logger.warning("database refused a value", metadata: ["error": .string(logDescription(error))])
+                return RPCError.badRequest("A value in the request cannot be stored", reason: "unstorable_value")
+            case .other:
+                logger.error("database error", metadata: ["error": .string(logDescription(error))])
+                return .internal()
+            }
+        default:
+            return nil
+        }
+    }
+
+    static let unavailable = RPCError(
+        .unavailable, reason: "database_unavailable", message: "The database is temporarily unavailable; try again shortly",
+        retryAfter: retryAfterSeconds)
+
+    enum Kind: Equatable { case unavailable, badValue, other }
+
+    static func classify(_ error: PSQLError) -> Kind {
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            // 08: connection exception; 53: insufficient resources (too many connections); 57P0x: shutting down,
+            // crashed, starting up; 40001/40P01: serialization failure and deadlock, which a retry resolves.
+            if state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01" {
+                return .unavailable
+            }
+            // 22: data exception (a value out of range, a character the encoding lacks, text that is not JSON).
+            if state.hasPrefix("22") { return .badValue }
+            return .other
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return .unavailable
+        default:
+            return .other
+        }
+    }
+
+    /// An error as logs may show it: for PostgreSQL, its kind and SQLSTATE, without message, detail or query.
+    public static func logDescription(_ error: any Error) -> String {
+        switch error {
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState].map { " SQLSTATE \($0)" } ?? ""
+            return "PSQLError(\(error.code)\(state)) at \(error.file ?? "?"):\(error.line.map(String.init) ?? "?")"
+        case let error as PostgresTransactionError:
+            return "PostgresTransactionError(" + [error.beginError, error.closureError, error.commitError, error.rollbackError]
+                .compactMap { $0.map(logDescription) }.joined(separator: ", ") + ")"
+        case let error as ConnectionPoolError:
+            return "ConnectionPoolError(\(error))"
+        default:
+            return String(reflecting: error)
+        }
+    }
+}
