@@ -151,7 +151,11 @@ let package = Package(
                 "CustodianRPC",
                 "CustodianRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 "CustodianJWT", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -309,7 +313,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -323,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeployTests",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: ["CustodianRuntime", .product(name: "Yams", package: "Yams")],
             path: "Tests/DeployTests"
         ),
     ]

@@ -7,7 +7,11 @@ import Logging
 struct Setup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Creates the database, each service's role and schema, a TLS certificate and the first admin token.",
-        discussion: "Writes each service's database URL to <secrets-dir>/db-<service>.url for CUSTODIAN_DATABASE_URL_FILE.")
+        discussion: """
+            Writes each service's database URL to <secrets-dir>/db-<service>.url for CUSTODIAN_DATABASE_URL_FILE, and gives \
+            each process a folder <secrets-dir>/<process>/ with only the secrets it reads (database.url, sealing-key, \
+            lemon-keys.json; the gateway's tls/), for deployments that mount one folder per process.
+            """)
 
     @Option(help: "An administrator's database URL (default: CUSTODIAN_ADMIN_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Where secrets are written.") var secretsDir = "/secrets"
@@ -31,6 +35,8 @@ struct Setup: AsyncParsableCommand {
         try Files.makeDirectory(secrets + "/tls", mode: 0o755)
         try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
         Console.say("tls        \(secrets)/tls/cert.pem")
+        try Self.distribute(secrets, databaseURLs: urls)
+        Console.say("secrets    one folder per process in \(secrets)/<process>/, each with only what that process reads")
         let tokenPath = secrets + "/admin-token"
         if !FileManager.default.fileExists(atPath: tokenPath),
             let token = try await Deployment.bootstrapAdminToken(adminURL, force: false, label: "setup", logger: logger)
@@ -38,5 +44,26 @@ struct Setup: AsyncParsableCommand {
             try Files.write(token, to: tokenPath)
             Console.say("admin      token created in \(tokenPath)")
         }
+    }
+
+    /// Copies into `<secrets>/<process>/` what that process reads, and nothing else: a container that mounts its own
+    /// folder cannot read another service's database password or a key it has no use for.
+    static func distribute(_ secrets: String, databaseURLs: [String: DatabaseURL]) throws {
+        func copy(_ name: String, from source: String, into folder: String) throws {
+            guard let contents = Files.read(source) else { throw CLIError("\(source) is missing") }
+            try Files.write(contents + "\n", to: "\(folder)/\(name)")
+        }
+        for service in Platform.services {
+            let folder = "\(secrets)/\(service)"
+            try Files.makeDirectory(folder, mode: 0o711)
+            guard let url = databaseURLs[service] else { throw CLIError("no database role for \(service)") }
+            try Files.write(url.urlString, to: "\(folder)/database.url")
+            if Platform.sealingKeyReaders.contains(service) { try copy("sealing-key", from: "\(secrets)/sealing-key", into: folder) }
+            if Platform.lemonKeyReaders.contains(service) { try copy("lemon-keys.json", from: "\(secrets)/lemon-keys.json", into: folder) }
+        }
+        let gateway = "\(secrets)/gateway/tls"
+        try Files.makeDirectory(gateway, mode: 0o711)
+        try copy("cert.pem", from: "\(secrets)/tls/cert.pem", into: gateway)
+        try copy("key.pem", from: "\(secrets)/tls/key.pem", into: gateway)
     }
 }

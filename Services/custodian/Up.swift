@@ -99,8 +99,9 @@ struct Up: AsyncParsableCommand {
             var environment = base
             environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
             environment[RuntimeKey.instance] = service
-            environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey
-            if service == "auth" { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
+            // Each secret only where it is read.
+            if Platform.sealingKeyReaders.contains(service) { environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey }
+            if Platform.lemonKeyReaders.contains(service) { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
             return .init(name: service, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(service).log")
         }
         programs.append(.init(

@@ -75,10 +75,11 @@ public struct Configuration: Sendable {
         return value
     }
 
-    static func parseDuration(_ text: String) -> Duration? {
+    public static func parseDuration(_ text: String) -> Duration? {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let number = Double(text.dropLast(suffix.count)), number >= 0 else { return nil }
+            // Up to a century: beyond that it is a typo, and far beyond it the milliseconds do not fit an Int64.
+            guard let number = Double(text.dropLast(suffix.count)), number >= 0, number * scale <= 100 * 365 * 86400 else { return nil }
             return .milliseconds(Int64((number * scale * 1000).rounded()))
         }
         return nil

@@ -2,4 +2,9 @@
 /// `custodian up`/`setup` give each a database role and schema.
 public enum Platform {
     public static let services = ["auth", "vault", "routes", "devices", "statistics", "links"]
+
+    /// The services that read the deployment sealing key (`CUSTODIAN_SEALING_KEY`); no other process gets it.
+    public static let sealingKeyReaders: Set<String> = ["auth", "devices", "vault", "routes"]
+    /// The services that read the tracing app's server keys (`CUSTODIAN_LEMON_KEYS`).
+    public static let lemonKeyReaders: Set<String> = ["auth"]
 }

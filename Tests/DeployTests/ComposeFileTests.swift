@@ -1,3 +1,4 @@
+import CustodianRuntime
 import Foundation
 import Testing
 import Yams
@@ -94,11 +95,33 @@ struct ComposeFileTests {
                     #expect(writtenBySetup.contains(volume),
                             "service '\(service.name)': \(key) reads volume '\(volume)', which '\(setup.name)' does not write")
                 }
-                if key == "CUSTODIAN_DATABASE_URL_FILE", let executable = service.command.first {
-                    let expected = "db-\(executable).url"
-                    #expect(path.split(separator: "/").last.map(String.init) == expected,
-                            "service '\(service.name)' runs '\(executable)' but reads \(path); setup writes its URL to \(expected)")
-                }
+            }
+        }
+    }
+
+    /// `custodian setup` gives each process a folder of the secrets volume with only what it reads
+    /// (`Platform.sealingKeyReaders`, `Platform.lemonKeyReaders`): a service mounts its own folder and no other,
+    /// and is given a secret's variable only when it reads that secret.
+    @Test func eachServiceMountsOnlyItsOwnSecrets() throws {
+        let setup = try #require(compose.setupService, "no service runs `\(Self.commandLineProduct) setup`")
+        let secretVolumes = Set(setup.mounts.filter { !$0.readOnly }.compactMap(\.volume))
+        for service in platformServices {
+            guard let executable = service.command.first else { continue }
+            let secretMounts = service.mounts.filter { $0.volume.map(secretVolumes.contains) ?? false }
+            #expect(!secretMounts.isEmpty, "service '\(service.name)' mounts no secrets")
+            for mount in secretMounts {
+                #expect(mount.subpath == executable,
+                        "service '\(service.name)' mounts \(mount.subpath.map { "the folder '\($0)'" } ?? "the whole volume") of '\(mount.volume ?? "")', not its own folder '\(executable)'")
+                #expect(mount.readOnly, "service '\(service.name)' mounts its secrets writable")
+            }
+            let expected: [(String, Bool)] = [
+                ("CUSTODIAN_SEALING_KEY_FILE", Platform.sealingKeyReaders.contains(executable)),
+                ("CUSTODIAN_LEMON_KEYS_FILE", Platform.lemonKeyReaders.contains(executable)),
+                ("CUSTODIAN_DATABASE_URL_FILE", Platform.services.contains(executable)),
+            ]
+            for (key, reads) in expected {
+                #expect((service.environment[key] != nil) == reads,
+                        "service '\(service.name)' \(reads ? "reads" : "does not read") \(key) but compose \(reads ? "does not set" : "sets") it")
             }
         }
     }
@@ -208,6 +231,8 @@ struct ComposeMount: Sendable {
     var volume: String?
     var target: String
     var readOnly: Bool
+    /// The folder of the volume that is mounted (long syntax `volume: {subpath: …}`), or nil for all of it.
+    var subpath: String? = nil
 
     func contains(_ path: String) -> Bool {
         let directory = target.hasSuffix("/") ? target : target + "/"
@@ -341,9 +366,11 @@ extension ComposeMount {
                 throw DeployFileError("\(context): a volume in long syntax has no target")
             }
             let type = fields["type"].flatMap(scalar) ?? "volume"
+            let options = (fields["volume"] as? [String: Any]) ?? [:]
             self.init(volume: type == "volume" ? fields["source"].flatMap(scalar) : nil,
                       target: target,
-                      readOnly: fields["read_only"].flatMap(scalar) == "true")
+                      readOnly: fields["read_only"].flatMap(scalar) == "true",
+                      subpath: options["subpath"].flatMap(scalar))
         }
     }
 }

@@ -50,7 +50,8 @@ struct GatewayHarness {
         let group = ServiceGroup(configuration: .init(services: [.init(service: devices), .init(service: auth)], logger: logger))
 
         let configuration = try Configuration(
-            environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory],
+            environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory,
+                          "CUSTODIAN_SERVICE_TIMEOUT": "60s"],
             arguments: [])
         let rpc = try ServiceHost.makeRPCClient(for: ["devices", "auth", "routes"], configuration: configuration, logger: logger)
         let router = buildRouter(routes: routes, rpc: rpc, metrics: GatewayMetrics(), configuration: try GatewayConfiguration(configuration))

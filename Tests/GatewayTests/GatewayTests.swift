@@ -231,8 +231,8 @@ struct GatewayTests {
                 #expect(response.status == .serviceUnavailable)
                 #expect(json(response.body)?["error"] as? String == "service_unavailable")
             }
-            // Not waiting for the 10 s service deadline; generous for a loaded machine.
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Not waiting for the harness's 60 s service deadline; generous for a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 }

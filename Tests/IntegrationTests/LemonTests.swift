@@ -292,8 +292,7 @@ extension PlatformTests {
             let header = try #require(try JSONSerialization.jsonObject(with: Self.base64URL(parts[0])) as? [String: Any])
             let claims = try #require(try JSONSerialization.jsonObject(with: Self.base64URL(parts[1])) as? [String: Any])
             let kid = try #require(header["kid"] as? String)
-            let pem = try platform.sql("SELECT private_key_pem FROM auth.signing_keys WHERE kid = '\(kid)'")
-            let realKey = try ES256PrivateKey(pem: pem)
+            let realKey = try ES256PrivateKey(pem: platform.signingKeyPEM(kid: kid))
 
             func token(signedBy key: ES256PrivateKey, changing change: (inout [String: Any]) -> Void) async throws -> String {
                 var payload = claims

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CustodianRPC
+import CustodianSecurity
 import Foundation
 import Logging
 import NIOCore
@@ -32,7 +33,11 @@ final class RunningPlatform: Sendable {
         self.outputPath = outputPath
     }
 
-    static func start() async throws -> RunningPlatform {
+    /// Settings most suites run with: many clients are simulated from one address, so the gateway's rate limits
+    /// are off unless a suite that tests them turns them on.
+    static let defaultSettings = ["CUSTODIAN_RATE_LIMITS": "off"]
+
+    static func start(settings: [String: String] = defaultSettings) async throws -> RunningPlatform {
         let binaries = try binaryDirectory()
         let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
         let outputPath = dataDirectory + ".out"
@@ -45,6 +50,7 @@ final class RunningPlatform: Sendable {
         process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", "3"]
         var environment = ProcessInfo.processInfo.environment
         environment["CUSTODIAN_DATABASE_URL"] = nil
+        environment.merge(settings) { _, new in new }
         process.environment = environment
         process.standardOutput = output
         process.standardError = output
@@ -181,6 +187,15 @@ final class RunningPlatform: Sendable {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The private key `auth` signs access tokens with, opened with the deployment's sealing key as `auth` opens
+    /// it: for tests that need a token the platform would not issue (expired, other claims).
+    func signingKeyPEM(kid: String) throws -> String {
+        let sealedText = try sql("SELECT encode(private_key_sealed, 'base64') FROM auth.signing_keys WHERE kid = '\(kid)'")
+        guard let sealed = Data(base64Encoded: sealedText.replacingOccurrences(of: "\n", with: "")) else { throw PlatformError("no sealed key \(kid)") }
+        let key = try String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8)
+        return try Sealer(base64: key).open(sealed, context: "auth-signing-key:\(kid)")
+    }
+
     // MARK: RPC
 
     /// An RPC client for these services' replicas in the platform's runtime directory
@@ -215,6 +230,7 @@ struct PlatformError: Error, CustomStringConvertible {
 
 /// Starts the platform once for a suite and stops it (checking the shutdown) after the suite's tests.
 struct PlatformTrait: SuiteTrait, TestScoping {
+    var settings = RunningPlatform.defaultSettings
     var isRecursive: Bool { false }
 
     func scopeProvider(for test: Test, testCase: Test.Case?) -> PlatformTrait? {
@@ -222,7 +238,7 @@ struct PlatformTrait: SuiteTrait, TestScoping {
     }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let platform = try await RunningPlatform.start()
+        let platform = try await RunningPlatform.start(settings: settings)
         do {
             try await RunningPlatform.$current.withValue(platform) { try await function() }
         } catch {
@@ -235,6 +251,9 @@ struct PlatformTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == PlatformTrait {
     static var runningPlatform: Self { PlatformTrait() }
+
+    /// A platform whose gateway and services get these settings (`CUSTODIAN_…`) instead of the default ones.
+    static func runningPlatform(settings: [String: String]) -> Self { PlatformTrait(settings: settings) }
 }
 
 /// The platform of the enclosing suite.

@@ -60,7 +60,8 @@ extension PlatformTests {
             for path in ["/api/v1/symptoms", "/api/v1/statistics/covid/google?countries=ZA", "/api/v1/countries", "/api/v1/languages"] {
                 let reply = try await platform.request(.GET, path)
                 #expect(reply.status == 401)
-                #expect(reply.text == #"{"data":null,"meta":{"code":401,"message":"Authentication required","success":false}}"#)
+                // The seed's wording for every token problem.
+                #expect(reply.text == #"{"data":null,"meta":{"code":401,"message":"Missing or Invalid JWT","success":false}}"#)
             }
             #expect(try await platform.request(.POST, "/api/v1/submission/covid", json: "{}").status == 401)
         }

@@ -97,7 +97,8 @@ extension PlatformTests {
                 (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test","activation_token":"\#(token)"}"#, 400, #"{"detail":"Activation token already in use"}"#),
                 (#"{"name":"SENSOR-1","device_type":"Generic-Test","activation_token":"another-token"}"#, 422, #"{"detail":[{"loc":["body","name"],"msg":"string does not match regex \"TWOMES-[0-9a-fA-F]{6}\"","type":"value_error.str.regex"}]}"#),
                 (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test","activation_token":" short "}"#, 422, #"{"detail":[{"loc":["body","activation_token"],"msg":"ensure this value has at least 8 characters","type":"value_error.any_str.min_length"}]}"#),
-                (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test"}"#, 422, #"{"detail":[{"loc":["body","activation_token"],"msg":"field required","type":"value_error.missing"}]}"#),
+                (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test","activation_token":"1234567"}"#, 422, #"{"detail":[{"loc":["body","activation_token"],"msg":"ensure this value has at least 8 characters","type":"value_error.any_str.min_length"}]}"#),
+                (#"{"device_type":"Generic-Test"}"#, 422, #"{"detail":[{"loc":["body","name"],"msg":"field required","type":"value_error.missing"}]}"#),
             ]
             for (body, status, expected) in cases {
                 let reply = try await platform.request(.POST, "/device", json: body, admin: true)
@@ -105,6 +106,34 @@ extension PlatformTests {
                 #expect(reply.text == expected, "\(body)")
             }
             #expect(try await platform.request(.POST, "/device", json: "{}").status == 403)
+        }
+
+        /// A researcher who leaves the token out gets one the server chose: 128 bits from the CSPRNG, shown once,
+        /// and it activates the device like a chosen one.
+        @Test func aDeviceWithoutATokenGetsAStrongOneFromTheServer() async throws {
+            let platform = try platform
+            var tokens: Set<String> = []
+            for _ in 0..<2 {
+                let name = Self.deviceName()
+                let created = try await platform.request(.POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true)
+                #expect(created.status == 200, "\(created.text)")
+                let token = try #require(created.json?["activation_token"] as? String)
+                #expect(token.count == 22 && token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                #expect(Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "==")?.count == 16)
+                tokens.insert(token)
+                let account = try await platform.request(.POST, "/account", json: "{}", admin: true)
+                let accountToken = try #require(account.json?["activation_token"] as? String)
+                let session = try #require(try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(accountToken)"}"#).json?["session_token"] as? String)
+                let attached = try await platform.request(.POST, "/account/device/activate", json: #"{"activation_token":"\#(token)"}"#,
+                                                          headers: [("Authorization", "Bearer \(session)")])
+                #expect(attached.status == 200 && attached.json?["name"] as? String == name, "\(attached.text)")
+                let activated = try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(token)"}"#)
+                #expect(activated.json?["session_token"] is String, "\(activated.text)")
+                // Shown once: the device's own page does not repeat it.
+                let again = try await platform.request(.POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true)
+                #expect(again.status == 400 && again.json?["activation_token"] == nil)
+            }
+            #expect(tokens.count == 2)
         }
 
         @Test func anotherAccountCannotTakeADeviceOver() async throws {

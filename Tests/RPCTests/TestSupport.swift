@@ -73,7 +73,9 @@ func makeClient(_ service: String = "test", directory: String, settings: RPCClie
     RPCClient(services: [service: .directory(directory)], settings: settings, logger: testLogger)
 }
 
-func context(timeout: TimeInterval = 5) -> CallContext {
+/// A generous deadline: the whole suite starts many platforms at once, and a loaded 2-core machine can take
+/// seconds for a call that takes milliseconds alone. Tests that assert a bound use a deadline far beyond it.
+func context(timeout: TimeInterval = 30) -> CallContext {
     CallContext(requestID: "test-\(UUID().uuidString.prefix(8))", deadline: Date().addingTimeInterval(timeout))
 }
 

@@ -73,5 +73,11 @@ enum AuthMigrations {
                 PRIMARY KEY (session_id, iv))
             """,
         ]),
+        // Signing keys are kept sealed with the deployment key; `SigningKeys` seals the plaintext ones it finds.
+        Migration(4, "sealed signing keys", [
+            "ALTER TABLE auth.signing_keys ADD COLUMN private_key_sealed bytea",
+            "ALTER TABLE auth.signing_keys ALTER COLUMN private_key_pem DROP NOT NULL",
+            "ALTER TABLE auth.signing_keys ADD CONSTRAINT signing_key_present CHECK (private_key_sealed IS NOT NULL OR private_key_pem IS NOT NULL)",
+        ]),
     ]
 }

@@ -12,8 +12,9 @@ public enum AuthService {
     public static let migrations = AuthMigrations.all
 
     public static let definition = ServiceDefinition(name: "auth", migrations: migrations, calls: ["vault", "statistics"]) { environment in
+        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
         let adminTokens = AdminTokens(database: environment.database)
-        let signingKeys = SigningKeys(database: environment.database)
+        let signingKeys = SigningKeys(database: environment.database, sealer: sealer)
         let issuer = environment.configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
         let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
 
@@ -23,7 +24,7 @@ public enum AuthService {
         let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens, throttle: throttle)
 
         let serverKeys = try ServerKeyFile(json: environment.configuration.require(RuntimeKey.lemonKeys)).serverKeys()
-        let sessions = LemonSessions(database: environment.database, sealer: try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey)))
+        let sessions = LemonSessions(database: environment.database, sealer: sealer)
         let handshake = Handshake(database: environment.database, services: environment.services, serverKeys: serverKeys, sessions: sessions, tokens: tokens)
         let lemonDevices = LemonDevices(database: environment.database, services: environment.services, sessions: sessions)
 
@@ -45,15 +46,6 @@ public enum AuthService {
         methods.register("auth.keys.list", input: Empty.self) { _, context in
             try await signingKeys.publicKeySet(logger: context.logger)
         }
-        methods.register("auth.token.issue", input: IssueTokenInput.self) { input, context in
-            guard (1...86400 * 30).contains(input.lifetimeSeconds) else {
-                throw RPCError.badRequest("lifetimeSeconds must be between 1 and 2592000")
-            }
-            let (token, claims) = try await tokens.issue(
-                subject: input.subject, kind: input.kind, session: input.session, scopes: input.scopes,
-                lifetime: TimeInterval(input.lifetimeSeconds), logger: context.logger)
-            return IssuedToken(token: token, expiresAt: Int64(claims.exp.value.timeIntervalSince1970))
-        }
         return methods
     }
 }
@@ -62,25 +54,3 @@ struct TokenInput: Codable, Sendable {
     var token: String
 }
 
-/// Asks for an access token; called by the services that run a login (LEMON handshake, vault OAuth).
-public struct IssueTokenInput: Codable, Sendable {
-    public var subject: String
-    public var kind: String
-    public var session: String?
-    public var scopes: [String]
-    public var lifetimeSeconds: Int
-
-    public init(subject: String, kind: String, session: String?, scopes: [String], lifetimeSeconds: Int) {
-        self.subject = subject
-        self.kind = kind
-        self.session = session
-        self.scopes = scopes
-        self.lifetimeSeconds = lifetimeSeconds
-    }
-}
-
-public struct IssuedToken: Codable, Sendable {
-    public var token: String
-    /// Seconds since 1970.
-    public var expiresAt: Int64
-}

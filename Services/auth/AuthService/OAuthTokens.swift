@@ -43,14 +43,12 @@ struct OAuthTokens: Sendable {
             throw Self.error(.badRequest, "invalid_request", "email and password are required")
         }
         let key = VaultUsers.normalised(email)
-        if let refusal = try await throttle.refusal(key, logger: context.logger) {
-            throw Self.error(.tooManyRequests, "slow_down", refusal)
-        }
+        let admission = try await throttle.admit(key, logger: context.logger)
         let user = try await users.find(email: key, logger: context.logger)
         // An unknown email costs as much as a wrong password, so that timing tells nothing.
         let valid = Sodium.verifyPassword(password, hash: user?.passwordHash ?? Self.dummyHash)
         guard let user, valid else {
-            try await throttle.recordFailure(key, logger: context.logger)
+            try await throttle.recordFailure(key, admission: admission, logger: context.logger)
             throw Self.error(.unauthenticated, "invalid_grant", "Invalid email or password")
         }
         try await throttle.clear(key, logger: context.logger)

@@ -101,12 +101,10 @@ struct VaultUsers: Sendable {
         for try await row in rows.decode((String, String).self) { stored = row }
         guard let stored else { throw RPCError.forbidden("Only a user can change their password", reason: "forbidden") }
         // A stolen token must not become a way to guess the password: the login's throttle counts here too.
-        if let refusal = try await throttle.refusal(stored.email, logger: context.logger) {
-            throw RPCError(.tooManyRequests, reason: "slow_down", message: refusal)
-        }
+        let admission = try await throttle.admit(stored.email, logger: context.logger)
         // 403, not 401: the token is fine, and apps log out on a 401.
         guard Sodium.verifyPassword(request.current_password, hash: stored.hash) else {
-            try await throttle.recordFailure(stored.email, logger: context.logger)
+            try await throttle.recordFailure(stored.email, admission: admission, logger: context.logger)
             throw RPCError.forbidden("The current password is wrong", reason: "wrong_password")
         }
         try await throttle.clear(stored.email, logger: context.logger)

@@ -13,6 +13,7 @@ struct Measurements: Sendable {
     /// Bounds that keep one upload small enough to store in one transaction.
     static let maximumMeasurements = 10_000
     static let maximumValueLength = 1024
+    static let tooMany = RPCError(.payloadTooLarge, reason: "too_many_measurements", message: "An upload may carry at most \(maximumMeasurements) measurements")
 
     struct Sample {
         var property: String
@@ -55,12 +56,18 @@ struct Measurements: Sendable {
             let values = try group.array("measurements", at: location).enumerated().map { position, value in
                 try UploadBody.value(value, at: location + ["measurements", String(position)])
             }
+            guard values.count <= Self.maximumMeasurements else { throw Self.tooMany }
             // With no interval every sample would land on the same time, and all but one would be lost.
             guard interval > 0 || values.count <= 1 else {
                 throw RPCError.validation(location: location + ["interval"], message: "interval must be positive when more than one measurement is sent", type: "value_error")
             }
-            // `start`: the first sample at `timestamp`; `end`: the last one at `timestamp - interval`.
+            // `start`: the first sample at `timestamp`; `end`: the last one at `timestamp - interval`. Both ends of the
+            // series must be plausible times too (10,000 monthly samples span 800 years).
             let first = type == "start" ? timestamp : timestamp.addingTimeInterval(-interval * Double(values.count))
+            let last = first.addingTimeInterval(interval * Double(max(values.count - 1, 0)))
+            guard ClientInput.isPlausible(first), ClientInput.isPlausible(last) else {
+                throw TwomesTime.outOfRange(at: location + ["timestamp"])
+            }
             for (position, value) in values.enumerated() {
                 samples.append(Sample(property: property, timestamp: first.addingTimeInterval(interval * Double(position)), value: value))
             }
@@ -69,9 +76,7 @@ struct Measurements: Sendable {
     }
 
     private func store(_ samples: [Sample], properties named: Set<String>, uploadTime: Date, body: JSONValue, device: Sessions.Device, logger: Logger) async throws -> UploadResult {
-        guard samples.count <= Self.maximumMeasurements else {
-            throw RPCError(.payloadTooLarge, reason: "too_many_measurements", message: "An upload may carry at most \(Self.maximumMeasurements) measurements")
-        }
+        guard samples.count <= Self.maximumMeasurements else { throw Self.tooMany }
         let bodyHash = Data(SHA256.hash(data: try Self.canonical(body)))
         let size = samples.count
         return try await database.withTransaction(logger: logger) { connection in

@@ -116,7 +116,12 @@ struct OpenSense: Sendable {
             guard let probe = fields["probe"]?.stringValue, !probe.isEmpty, let datetime = fields["datetime"]?.stringValue else {
                 throw error("data entry \(index) lacks its probe or datetime", reason: "batch_incomplete")
             }
-            return Batch(probe: probe, datetime: datetime, recordedAt: recordedAt(datetime), json: String(decoding: try encoder.encode(item), as: UTF8.self))
+            // A datetime the server cannot read is kept as text; one it reads must be a plausible time.
+            let recorded = recordedAt(datetime)
+            if let recorded, !ClientInput.isPlausible(recorded) {
+                throw error("data entry \(index) has a datetime outside 1970–2100", reason: "implausible_datetime")
+            }
+            return Batch(probe: probe, datetime: datetime, recordedAt: recorded, json: String(decoding: try encoder.encode(item), as: UTF8.self))
         }
     }
 

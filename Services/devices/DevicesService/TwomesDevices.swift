@@ -22,8 +22,10 @@ struct TwomesDevices: Sendable {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let request = try input.decodeBody(as: CreateDeviceRequest.self).validated()
         let logger = context.logger
-        let tokenHash = SecretToken.hash(request.activation_token)
-        let sealedToken = try sealer.seal(request.activation_token, context: Self.sealingContext(request.name))
+        let generated: String? = request.activation_token == nil ? CreateDeviceRequest.generateActivationToken() : nil
+        guard let activationToken = request.activation_token ?? generated else { throw RPCError.internal() }
+        let tokenHash = SecretToken.hash(activationToken)
+        let sealedToken = try sealer.seal(activationToken, context: Self.sealingContext(request.name))
         return try await database.withTransaction(logger: logger) { connection in
             // The backend's checks, in its order.
             if try await exists(connection, "SELECT 1 FROM devices.devices WHERE name = \(request.name)", logger) {
@@ -47,7 +49,9 @@ struct TwomesDevices: Sendable {
                     RETURNING id, name, device_type_id, created_on, activated_on)
                 SELECT \(unescaped: Self.deviceColumns) FROM d JOIN devices.device_types t ON t.id = d.device_type_id
                 """, logger: logger)
-            return try await Self.firstDevice(rows) ?? { throw RPCError.internal("device was not stored") }()
+            guard var device = try await Self.firstDevice(rows) else { throw RPCError.internal("device was not stored") }
+            device.generatedActivationToken = generated
+            return device
         }
     }
 

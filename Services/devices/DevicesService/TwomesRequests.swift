@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianSecurity
 import Foundation
 
 /// A device as the Twomes backend returns it (`DeviceItem`), optionally with its latest measurement time.
@@ -10,8 +11,10 @@ struct DeviceItem: Encodable, Sendable {
     var activated_on: Date?
     /// Only in `GET /device/{name}`; `nil` there means "no measurement yet" and is sent as null.
     var latestMeasurement: Date??
+    /// Only in the answer to `POST /device` when the server chose the activation token: the researcher's one look at it.
+    var generatedActivationToken: String?
 
-    enum CodingKeys: String, CodingKey { case id, name, device_type, created_on, activated_on, latest_measurement_timestamp }
+    enum CodingKeys: String, CodingKey { case id, name, device_type, created_on, activated_on, latest_measurement_timestamp, activation_token }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -23,6 +26,7 @@ struct DeviceItem: Encodable, Sendable {
         if let latestMeasurement {
             try container.encode(latestMeasurement.map(TwomesTime.render), forKey: .latest_measurement_timestamp)
         }
+        try container.encodeIfPresent(generatedActivationToken, forKey: .activation_token)
     }
 }
 
@@ -35,7 +39,8 @@ struct DeviceTypeItem: Codable, Sendable {
 struct CreateDeviceRequest: Decodable {
     var name: String
     var device_type: String
-    var activation_token: String
+    /// The label's proof of possession; when the researcher leaves it out, the server chooses one.
+    var activation_token: String?
 
     static let namePattern = "^TWOMES-[0-9a-fA-F]{6}$"
 
@@ -45,8 +50,13 @@ struct CreateDeviceRequest: Decodable {
             throw RPCError.validation(location: ["body", "name"], message: "string does not match regex \"TWOMES-[0-9a-fA-F]{6}\"", type: "value_error.str.regex")
         }
         var copy = self
-        copy.activation_token = try ActivationTokenInput.validate(activation_token)
+        copy.activation_token = try activation_token.map(ActivationTokenInput.validate)
         return copy
+    }
+
+    /// A token the server chooses: 128 bits from the system CSPRNG (22 characters, short enough for a QR label).
+    static func generateActivationToken() -> String {
+        SecretToken.generate(byteCount: 16)
     }
 }
 

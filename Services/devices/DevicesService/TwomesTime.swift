@@ -6,24 +6,39 @@ import Foundation
 /// is refused, since the device's clock zone is unknown. Out: ISO 8601 in UTC, `2021-06-06T14:51:08+00:00`.
 enum TwomesTime {
     static func parse(_ value: JSONValue, at location: [String]) throws -> Date {
+        let time: Date
         switch value {
         case .int(let seconds):
-            return fromUnix(Double(seconds))
+            time = try fromUnix(Double(seconds), at: location)
         case .double(let seconds):
-            return fromUnix(seconds)
+            time = try fromUnix(seconds, at: location)
         case .string(let text):
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if let seconds = Double(trimmed), trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }) {
-                return fromUnix(seconds)
+                time = try fromUnix(seconds, at: location)
+            } else {
+                time = try parseISO(trimmed, at: location)
             }
-            return try parseISO(trimmed, at: location)
         default:
             throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
         }
+        return try plausible(time, at: location)
     }
 
-    /// pydantic's rule: a number above 2e10 is taken to be in milliseconds.
-    private static func fromUnix(_ value: Double) -> Date {
+    /// A time inside ``ClientInput/plausibleTimes``, or the 422 that says so.
+    static func plausible(_ time: Date, at location: [String]) throws -> Date {
+        guard ClientInput.isPlausible(time) else { throw outOfRange(at: location) }
+        return time
+    }
+
+    static func outOfRange(at location: [String]) -> RPCError {
+        RPCError.validation(location: location, message: "datetime must be between 1970-01-01 and 2100-01-01", type: "value_error.datetime.range")
+    }
+
+    /// pydantic's rule: a number above 2e10 is taken to be in milliseconds. A number too large to be a time in
+    /// any unit (a string of 400 digits reads as infinity) is refused before it is scaled.
+    private static func fromUnix(_ value: Double, at location: [String]) throws -> Date {
+        guard value.isFinite, abs(value) < 1e300 else { throw outOfRange(at: location) }
         var seconds = value
         while abs(seconds) > 2e10 { seconds /= 1000 }
         return Date(timeIntervalSince1970: seconds)
@@ -78,7 +93,11 @@ enum TwomesTime {
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d+00:00", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
     }
 
-    /// An interval: seconds as a number or numeric string, `[HH:]MM:SS`, or ISO 8601 `PT5M`.
+    /// The longest interval between two fixed-interval measurements: a month.
+    static let maximumInterval: TimeInterval = 31 * 86400
+
+    /// An interval: seconds as a number or numeric string, `[HH:]MM:SS`, or ISO 8601 `PT5M`; at most
+    /// ``maximumInterval`` (0 only makes sense for a single measurement, which the caller checks).
     static func parseInterval(_ value: JSONValue, at location: [String]) throws -> TimeInterval {
         let invalid = RPCError.validation(location: location, message: "invalid duration format", type: "value_error.duration")
         let seconds: Double
@@ -100,6 +119,9 @@ enum TwomesTime {
         default: throw invalid
         }
         guard seconds.isFinite, seconds >= 0 else { throw invalid }
+        guard seconds <= maximumInterval else {
+            throw RPCError.validation(location: location, message: "interval must be at most 31 days", type: "value_error.duration.range")
+        }
         return seconds
     }
 

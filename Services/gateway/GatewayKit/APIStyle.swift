@@ -60,9 +60,19 @@ public enum APIStyle: String, Sendable, CaseIterable {
             GatewayError(status: .forbidden, reason: "not_authenticated", message: "Not authenticated", style: self)
         case .oyd:
             GatewayError(status: .unauthorized, reason: "invalid_token", message: "The access token is missing", style: self)
+        case .lemon:
+            // The tracing API's one wording for every token problem (seed 003), details after a colon.
+            GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Missing or Invalid JWT", style: self)
         default:
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authentication required", style: self)
         }
+    }
+
+    /// What a request whose access token does not verify gets (bad signature, unknown key, expired, wrong audience).
+    func invalidToken() -> GatewayError {
+        GatewayError(status: .unauthorized, reason: "invalid_token",
+                     message: self == .lemon ? "Missing or Invalid JWT: the access token is invalid or expired" : "The access token is invalid or expired",
+                     style: self)
     }
 
     /// What a request with an Authorization header of another scheme than Bearer gets.
@@ -70,9 +80,18 @@ public enum APIStyle: String, Sendable, CaseIterable {
         switch self {
         case .twomes:
             GatewayError(status: .forbidden, reason: "invalid_credentials", message: "Invalid authentication credentials", style: self)
+        case .lemon:
+            GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Missing or Invalid JWT: Authorization must be a Bearer token", style: self)
         default:
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authorization must be a Bearer token", style: self)
         }
+    }
+
+    /// A request holding U+0000 anywhere (body, form, path, query): no API of ours means anything by it and
+    /// PostgreSQL stores no such text (``ClientInput``).
+    func nulCharacter() -> GatewayError {
+        GatewayError(status: .badRequest, reason: "nul_character",
+                     message: "The request contains a NUL character (U+0000), which no field may hold", style: self)
     }
 
     /// A request body that is not valid JSON.

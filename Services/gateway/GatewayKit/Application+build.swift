@@ -24,13 +24,16 @@ public func buildApplication(
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
     HealthRoutes(rpc: rpc, services: services, metrics: metrics).add(to: router)
 
+    let http = HTTPServerBuilder { responder in
+        GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections)
+    }
     let server: HTTPServerBuilder
     if let certificatePath = gatewayConfiguration.tlsCertificatePath, let keyPath = gatewayConfiguration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        server = try .tls(http, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
     } else {
-        server = .http1()
+        server = http
     }
     return Application(
         router: router,
@@ -48,10 +51,12 @@ public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics
     let authenticator = Authenticator(
         rpc: rpc, accessTokens: AccessTokenVerifier(rpc: rpc, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience))
     let sessionKeys = SessionKeyCache()
+    let rateLimits = RouteRateLimits(settings: configuration.rateLimits, metrics: metrics)
     for route in routes {
         let forwarder = RouteForwarder(
             route: route, rpc: rpc, authenticator: authenticator,
-            maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout, sessionKeys: sessionKeys)
+            maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout, sessionKeys: sessionKeys,
+            rateLimits: rateLimits)
         router.on(RouterPath(route.path), method: route.method) { request, context in
             try await forwarder.respond(to: request, context: context)
         }

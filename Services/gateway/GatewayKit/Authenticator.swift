@@ -34,7 +34,7 @@ struct Authenticator: Sendable {
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)
             } catch {
-                throw GatewayError(status: .unauthorized, reason: "invalid_token", message: "The access token is invalid or expired", style: route.style)
+                throw route.style.invalidToken()
             }
             guard kinds.contains(claims.kind) else {
                 throw GatewayError(status: .forbidden, reason: "wrong_principal", message: "This token cannot be used here", style: route.style)

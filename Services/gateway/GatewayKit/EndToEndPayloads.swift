@@ -22,6 +22,7 @@ extension RouteForwarder {
         do {
             payload = rawBody.readableBytes > 0 ? try EncryptedPayload(body: rawBody.readableBytesView) : nil
         } catch {
+            try await requireLiveSession(session, device: principal.id, context: callContext)
             throw GatewayError(status: .badRequest, reason: "invalid_payload", message: error.description, style: route.style)
         }
 
@@ -36,6 +37,8 @@ extension RouteForwarder {
             do {
                 plaintext = try payload.open(keys: keys)
             } catch {
+                // The keys are cached beyond the session's end: an ended session is the answer, not the payload's fault.
+                try await requireLiveSession(session, device: principal.id, context: callContext)
                 throw GatewayError(status: .badRequest, reason: "invalid_payload", message: error.description, style: route.style)
             }
         }
@@ -48,14 +51,28 @@ extension RouteForwarder {
 
         // From here on the app can read what we say only with its session keys, so every answer is sealed.
         do {
+            if let plaintext, let limit = route.maximumPlaintextSize, plaintext.count > limit {
+                throw GatewayError(status: .contentTooLarge, reason: "body_too_large", message: "The request body exceeds \(limit) bytes", style: route.style)
+            }
             let body = try plaintext.map { try Self.json($0, style: route.style) } ?? .null
-            let input = HTTPInput(body: body, path: pathParameters(context), query: queryParameters(request), headers: forwardedHeaders(request))
+            let input = try admitted(HTTPInput(body: body, path: pathParameters(context), query: queryParameters(request), headers: forwardedHeaders(request)),
+                                     principal: principal)
             let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
             return sealed(route.style.successBody(result, status: route.successStatus), status: route.successStatus, keys: keys)
         } catch let error as RPCError {
             return sealed(serviceError(error, logger: context.logger), keys: keys)
         } catch let error as GatewayError {
             return sealed(error, keys: keys)
+        }
+    }
+
+    /// Whether the session is still live (`auth` answers 401 when it has ended), without admitting an IV.
+    private func requireLiveSession(_ session: String, device: String, context: CallContext) async throws {
+        do {
+            _ = try await rpc.call("auth", SessionContract.useMethod, input: SessionInput(session: session, device: device, iv: nil),
+                                   context: context, as: Empty.self)
+        } catch let error as RPCError {
+            throw GatewayError(error, style: route.style)
         }
     }
 

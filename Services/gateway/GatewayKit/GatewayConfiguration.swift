@@ -1,5 +1,6 @@
 import CustodianRuntime
 import Foundation
+import NIOCore
 
 /// The gateway's own settings, on top of the runtime ones (README lists them all).
 public struct GatewayConfiguration: Sendable {
@@ -13,6 +14,8 @@ public struct GatewayConfiguration: Sendable {
     public var jwtIssuer: String
     public var jwtAudience: String
     public var serviceTimeout: Duration
+    public var connections: ConnectionLimits
+    public var rateLimits: RateLimitSettings
 
     public init(_ configuration: Configuration) throws {
         host = configuration.string("CUSTODIAN_HTTP_HOST", default: "127.0.0.1")
@@ -24,6 +27,24 @@ public struct GatewayConfiguration: Sendable {
         jwtIssuer = configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
         jwtAudience = configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
         serviceTimeout = try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(10))
+
+        var connections = ConnectionLimits()
+        connections.maximumConnections = try configuration.int("CUSTODIAN_HTTP_MAX_CONNECTIONS", default: connections.maximumConnections)
+        connections.maximumHeaderSize = try configuration.int("CUSTODIAN_HTTP_MAX_HEADER_SIZE", default: connections.maximumHeaderSize)
+        func timeout(_ key: String, _ defaultValue: TimeAmount) throws -> TimeAmount {
+            let duration = try configuration.duration(key, default: .nanoseconds(defaultValue.nanoseconds))
+            guard duration > .zero else { throw ConfigurationError(message: "\(key) must be longer than 0s") }
+            let (seconds, attoseconds) = duration.components
+            return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        connections.headerTimeout = try timeout("CUSTODIAN_HTTP_HEADER_TIMEOUT", connections.headerTimeout)
+        connections.bodyTimeout = try timeout("CUSTODIAN_HTTP_BODY_TIMEOUT", connections.bodyTimeout)
+        connections.idleTimeout = try timeout("CUSTODIAN_HTTP_IDLE_TIMEOUT", connections.idleTimeout)
+        guard connections.maximumConnections > 0, (1024...1024 * 1024).contains(connections.maximumHeaderSize) else {
+            throw ConfigurationError(message: "CUSTODIAN_HTTP_MAX_CONNECTIONS must be positive and CUSTODIAN_HTTP_MAX_HEADER_SIZE between 1024 and 1048576")
+        }
+        self.connections = connections
+        rateLimits = try RateLimitSettings(configuration)
 
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw ConfigurationError(message: "set both CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or neither")

@@ -5,14 +5,37 @@ import Prometheus
 /// latency; per service, RPC latency by method and outcome. Kept in the gateway's own registry rather
 /// than a process-wide metrics system, so that several gateways in one test process don't collide.
 public final class GatewayMetrics: Sendable {
-    let registry = PrometheusCollectorRegistry()
+    let registry: PrometheusCollectorRegistry
 
     private static let latencyBuckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
     ]
 
-    public init() {}
+    /// The server's connections: how many are open, and how many were closed for being surplus or too slow.
+    let connections: ConnectionCensus
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        func closed(_ reason: String) -> Counter {
+            registry.makeCounter(
+                descriptor: .init(metricName: "custodian_http_connections_closed", unitName: "total",
+                                  helpText: "Client connections the gateway closed: over the connection limit, or too slow"),
+                labels: [("reason", reason)])
+        }
+        connections = ConnectionCensus(
+            refused: closed("over_limit"), closedForHeader: closed("header_timeout"), closedForBody: closed("body_timeout"),
+            closedIdle: closed("idle_timeout"))
+    }
+
+    func recordRateLimited(rateClass: String, scope: String) {
+        registry.makeCounter(
+            descriptor: .init(metricName: "custodian_rate_limited", unitName: "total",
+                              helpText: "Requests refused with 429 by the gateway's rate limits, by route class and bucket"),
+            labels: [("class", rateClass), ("bucket", scope)]
+        ).increment()
+    }
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         registry.makeCounter(
@@ -35,6 +58,9 @@ public final class GatewayMetrics: Sendable {
     }
 
     func render() -> String {
-        registry.emitToString()
+        registry.makeGauge(
+            descriptor: .init(metricName: "custodian_http_connections_open", unitName: "", helpText: "Open client connections")
+        ).set(Int64(connections.open.load(ordering: .relaxed)))
+        return registry.emitToString()
     }
 }

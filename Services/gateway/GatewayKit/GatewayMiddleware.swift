@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Wraps every request: assigns the request id (the client's `X-Request-Id` when it is sane), renders any
 /// error in the API style of the path, echoes the id, records metrics and logs one line per request.
@@ -26,6 +27,12 @@ struct GatewayMiddleware: RouterMiddleware {
             // Routing and body errors Hummingbird raises itself (no such route, body too large).
             let style = APIStyle.forUnmatchedPath(request.uri.path)
             response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: Self.message(for: error, style: style), style: style).makeResponse()
+        } catch is HTTPParserError {
+            // A body that breaks HTTP/1.1's framing (a chunk size that is not hex, say): the client's fault, and the
+            // connection cannot be trusted with another request.
+            let style = APIStyle.forUnmatchedPath(request.uri.path)
+            response = GatewayError(status: .badRequest, reason: "malformed_http", message: "The request is not valid HTTP/1.1", style: style).makeResponse()
+            response.headers[.connection] = "close"
         } catch let error as any HTTPResponseError {
             let style = APIStyle.forUnmatchedPath(request.uri.path)
             response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: error.status.reasonPhrase, style: style).makeResponse()

@@ -27,6 +27,11 @@ public struct Route: Sendable {
     /// Whether bodies both ways are the tracing API's end-to-end payloads, sealed with the keys of the
     /// token's session (docs/lemon.md); the route's auth must be a JWT with a session.
     public var endToEnd: Bool
+    /// For end-to-end routes: the largest plaintext inside the sealed body, in bytes (413 beyond, sealed).
+    public var maximumPlaintextSize: Int?
+    /// Which rate limits its requests count against: `credential` for routes where a request is a guess at a
+    /// secret or makes a new identity, `standard` for the rest.
+    public var rateClass: RateClass
 
     /// How a successful result becomes the response.
     public enum Rendering: Sendable {
@@ -50,7 +55,7 @@ public struct Route: Sendable {
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
                 forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
-                maximumBodySize: Int? = nil, endToEnd: Bool = false) {
+                maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard) {
         self.method = method
         self.path = path
         self.service = service
@@ -64,6 +69,8 @@ public struct Route: Sendable {
         self.bodyFormat = bodyFormat
         self.maximumBodySize = maximumBodySize
         self.endToEnd = endToEnd
+        self.maximumPlaintextSize = endToEnd ? RouteTable.maximumSealedPlaintextSize : nil
+        self.rateClass = rateClass
     }
 }
 
@@ -83,6 +90,9 @@ public enum AuthScheme: Sendable, Equatable {
 
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
+    /// The largest plaintext an app seals into a request: a 16 KiB survey (docs/lemon.md).
+    public static let maximumSealedPlaintextSize = 16 * 1024
+
     public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics
 
     /// The LEMON tracing app's API (seed 003): the handshake in the clear, everything after it end-to-end
@@ -94,7 +104,7 @@ public enum RouteTable {
                   maximumBodySize: maximumBodySize, endToEnd: true)
         }
         return [
-            Route(.post, "/api/v1/devices", service: "auth", rpc: "auth.lemon.handshake", auth: .none, style: .lemon),
+            Route(.post, "/api/v1/devices", service: "auth", rpc: "auth.lemon.handshake", auth: .none, style: .lemon, rateClass: .credential),
             Route(.get, "/api/v1/keys", service: "auth", rpc: "auth.lemon.keys", auth: .none, style: .lemon),
             app(.delete, "/api/v1/devices", "auth", "auth.lemon.device.delete"),
             app(.post, "/api/v1/devices/active", "auth", "auth.lemon.device.active"),
@@ -113,13 +123,14 @@ public enum RouteTable {
     static let vault: [Route] = [
         // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
         Route(.post, "/oauth/token", service: "auth", rpc: "auth.oauth.token", auth: .none, style: .oyd, forwardedHeaders: [.authorization],
-              acceptsFormBodies: true),
+              acceptsFormBodies: true, rateClass: .credential),
         Route(.get, "/api/modules/index", service: "vault", rpc: "vault.modules.index", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
         Route(.get, "/api/repos/{identifier}/pub_key", service: "vault", rpc: "vault.repos.pubKey", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.write", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
         Route(.get, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.read", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
         Route(.post, "/api/repos/{identifier}/items/decrypted", service: "vault", rpc: "vault.items.decrypted", auth: .jwt(kinds: ["user"]), style: .oyd),
-        Route(.post, "/api/password", service: "auth", rpc: "auth.vaultUsers.changePassword", auth: .jwt(kinds: ["user"]), style: .oyd),
+        Route(.post, "/api/password", service: "auth", rpc: "auth.vaultUsers.changePassword", auth: .jwt(kinds: ["user"]), style: .oyd,
+              rateClass: .credential),
         Route(.post, "/admin/v1/vault/users", service: "auth", rpc: "auth.vaultUsers.create", auth: .admin, style: .admin, success: .created),
         Route(.post, "/admin/v1/vault/users/{user_id}/modules", service: "vault", rpc: "vault.admin.createModule", auth: .admin, style: .admin, success: .created),
         Route(.post, "/admin/v1/vault/users/{user_id}/repos", service: "vault", rpc: "vault.admin.createRepo", auth: .admin, style: .admin, success: .created),
@@ -129,7 +140,8 @@ public enum RouteTable {
 
     /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
     static let openSense: [Route] = [
-        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense, acceptsFormBodies: true),
+        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense, acceptsFormBodies: true,
+              rateClass: .credential),
         Route(.get, "/config", service: "devices", rpc: "devices.opensense.config", auth: .none, style: .opensense),
         Route(.post, "/upload", service: "devices", rpc: "devices.opensense.upload", auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/admin/v1/opensense/devices", service: "devices", rpc: "devices.opensense.devices", auth: .admin, style: .admin),
@@ -141,11 +153,12 @@ public enum RouteTable {
     /// Twomes provisioning (seed 004), and the researcher's view of it.
     static let twomes: [Route] = [
         Route(.post, "/account", service: "devices", rpc: "devices.account.create", auth: .admin, style: .twomes),
-        Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes),
+        Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes, rateClass: .credential),
         Route(.post, "/device", service: "devices", rpc: "devices.device.create", auth: .admin, style: .twomes),
         Route(.get, "/device_type/{device_name}", service: "devices", rpc: "devices.device.type", auth: .opaque(kind: "account"), style: .twomes),
-        Route(.post, "/account/device/activate", service: "devices", rpc: "devices.device.attach", auth: .opaque(kind: "account"), style: .twomes),
-        Route(.post, "/device/activate", service: "devices", rpc: "devices.device.activate", auth: .none, style: .twomes),
+        Route(.post, "/account/device/activate", service: "devices", rpc: "devices.device.attach", auth: .opaque(kind: "account"), style: .twomes,
+              rateClass: .credential),
+        Route(.post, "/device/activate", service: "devices", rpc: "devices.device.activate", auth: .none, style: .twomes, rateClass: .credential),
         Route(.get, "/device/{device_name}", service: "devices", rpc: "devices.device.get", auth: .opaque(kind: "account"), style: .twomes),
         Route(.post, "/device/measurements/variable-interval", service: "devices", rpc: "devices.measurements.variable", auth: .opaque(kind: "device"), style: .twomes),
         Route(.post, "/device/measurements/fixed-interval", service: "devices", rpc: "devices.measurements.fixed", auth: .opaque(kind: "device"), style: .twomes),

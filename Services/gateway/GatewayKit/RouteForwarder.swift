@@ -14,12 +14,26 @@ struct RouteForwarder: Sendable {
     let maximumBodySize: Int
     let serviceTimeout: Duration
     let sessionKeys: SessionKeyCache
+    let rateLimits: RouteRateLimits
 
     /// Deeper JSON than this is refused before any service sees it.
     static let maximumJSONDepth = 32
 
+    /// Rate limits first, before the credential or the body is looked at; a 401 on the way counts as a failed
+    /// authentication of the client's address.
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
-        if route.endToEnd { return try await respondEncrypted(to: request, context: context) }
+        let client = ClientAddress.of(peer: context.remoteAddress, headers: request.headers, trustedProxies: rateLimits.trustedProxies)
+        try rateLimits.admit(route, request: request, client: client)
+        do {
+            if route.endToEnd { return try await respondEncrypted(to: request, context: context) }
+            return try await respondInTheClear(to: request, context: context)
+        } catch let error as GatewayError where error.status == .unauthorized {
+            rateLimits.recordAuthenticationFailure(route, client: client)
+            throw error
+        }
+    }
+
+    private func respondInTheClear(to request: Request, context: GatewayRequestContext) async throws -> Response {
         var callContext = callContext(for: context)
         // A signature covers the body, so a signed route reads it first; every other scheme is checked before
         // the body is read, so that a stranger's oversize body gets a 401, not a 413 (docs/operations.md).
@@ -32,8 +46,8 @@ struct RouteForwarder: Sendable {
             rawBody = try await collectBody(of: request)
         }
 
-        let input = HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
-                              headers: forwardedHeaders(request))
+        let input = try admitted(HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
+                                           headers: forwardedHeaders(request)), principal: callContext.principal)
         do {
             switch route.rendering {
             case .json:
@@ -52,6 +66,13 @@ struct RouteForwarder: Sendable {
         } catch let error as RPCError {
             throw serviceError(error, logger: context.logger)
         }
+    }
+
+    /// The input as the service gets it, once the rules every input obeys hold and the account it names has its turn.
+    func admitted(_ input: HTTPInput, principal: Principal?) throws -> HTTPInput {
+        if input.containsNUL { throw route.style.nulCharacter() }
+        try rateLimits.admitAccount(route, input: input, principal: principal)
+        return input
     }
 
     /// The context of the route's calls: the request's id, and a deadline after which nobody waits.
