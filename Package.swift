@@ -268,7 +268,8 @@ let package = Package(
         ),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService"],
+            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService",
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/RuntimeTests"
         ),
         .testTarget(

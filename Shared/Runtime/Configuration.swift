@@ -111,7 +111,7 @@ public enum RuntimeKey {
     public static let logLevel = "CUSTODIAN_LOG_LEVEL"
     public static let maximumFrameSize = "CUSTODIAN_MAX_FRAME_SIZE"
     public static let databasePoolSize = "CUSTODIAN_DATABASE_POOL_SIZE"
-    /// How long a call waits for a database connection before it is answered 503 (default 2s).
+    /// How long a call waits for a database connection before it is answered 503 (default 1500ms).
     public static let databaseWaitTimeout = "CUSTODIAN_DATABASE_WAIT_TIMEOUT"
     /// 32 random bytes, base64: the key services seal recoverable secrets with (usually given as `_FILE`).
     public static let sealingKey = "CUSTODIAN_SEALING_KEY"

@@ -15,7 +15,7 @@ public struct Database: Sendable {
     public let client: PostgresClient
     public let waitTimeout: Duration
 
-    public static let defaultWaitTimeout: Duration = .seconds(2)
+    public static let defaultWaitTimeout: Duration = .milliseconds(1500)
 
     public init(client: PostgresClient, waitTimeout: Duration = Database.defaultWaitTimeout) {
         self.client = client

@@ -41,7 +41,9 @@ struct GatewayHarness {
     ]
 
     /// Runs `body` with a test client for the router, while the fake services run.
-    static func withGateway(_ body: @Sendable (any TestClientProtocol, GatewayHarness) async throws -> Void) async throws {
+    /// `settings` are added to the gateway's configuration (`CUSTODIAN_RATE_LIMIT_STANDARD`, say).
+    static func withGateway(settings: [String: String] = [:],
+                            _ body: @Sendable (any TestClientProtocol, GatewayHarness) async throws -> Void) async throws {
         let directory = "/tmp/cgw-\(UUID().uuidString.prefix(8))"
         let harness = GatewayHarness(directory: directory, signingKey: .generate())
         let logger = Logger(label: "gateway-tests")
@@ -51,7 +53,7 @@ struct GatewayHarness {
 
         let configuration = try Configuration(
             environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory,
-                          "CUSTODIAN_SERVICE_TIMEOUT": "60s"],
+                          "CUSTODIAN_SERVICE_TIMEOUT": "60s"].merging(settings) { _, new in new },
             arguments: [])
         let rpc = try ServiceHost.makeRPCClient(for: ["devices", "auth", "routes"], configuration: configuration, logger: logger)
         let router = buildRouter(routes: routes, rpc: rpc, metrics: GatewayMetrics(), configuration: try GatewayConfiguration(configuration))

@@ -284,6 +284,54 @@ extension PlatformTests {
             #expect(try await post(#"{"pushToken":"push-token-plain"}"#).status == 400)
         }
 
+        /// Found by an app developer reading docs/lemon.md against the seed: each answer as the document says.
+        @Test func answersMatchTheDocumentForEdgeCases() async throws {
+            let platform = try platform
+            let client = try await Self.client()
+            let session = try await client.register(LemonApp.generate())
+
+            // The 16 KiB limit is the plaintext's: 17 KB of survey sealed fits the 24 KiB body but is a sealed 413.
+            let padding = String(repeating: "a", count: 17 * 1024)
+            let large = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(padding)"}"#), session: session)
+            #expect(large.status == 413 && large.wasEncrypted)
+            #expect(large.envelope.message == "The request body exceeds 16384 bytes")
+            let justUnder = String(repeating: "a", count: 16 * 1024 - 40)
+            let fits = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(justUnder)"}"#), session: session)
+            #expect(fits.status == 400 && fits.envelope.message == "Invalid message structure for specified status: unknown field 'Pad'", "\(fits.envelope.message ?? "")")
+
+            // Every token problem says "Missing or Invalid JWT", as the seed does.
+            for (headers, message) in [
+                ([(String, String)](), "Missing or Invalid JWT"),
+                ([("Authorization", "Basic YTpi")], "Missing or Invalid JWT: Authorization must be a Bearer token"),
+                ([("Authorization", "Bearer not.a.jwt")], "Missing or Invalid JWT: the access token is invalid or expired"),
+            ] {
+                let reply = try await platform.request(.GET, "/api/v1/symptoms", headers: headers)
+                #expect(reply.status == 401)
+                #expect(reply.json.flatMap { $0["meta"] as? [String: Any] }?["message"] as? String == message)
+            }
+
+            // A handshake body that is not JSON is answered as the handshake's table says.
+            let notJSON = try await platform.request(.POST, "/api/v1/devices", rawBody: Data("AppId=1".utf8))
+            #expect(notJSON.status == 400)
+            #expect(notJSON.json.flatMap { $0["meta"] as? [String: Any] }?["message"] as? String == "The request body is not valid JSON")
+
+            // A deleted app's token with a tampered payload: the session's end comes first, as documented.
+            let doomed = try await client.register(LemonApp.generate())
+            #expect(try await client.call(.DELETE, "/api/v1/devices", session: doomed).status == 200)
+            var bytes = EncryptedPayload.seal(Self.json(#"{"pushToken":"push-token-after-delete"}"#), keys: doomed.keys).bytes
+            bytes[20] ^= 1
+            let tampered = try await LemonClient.send(
+                http: platform.http, url: platform.baseURL + "/api/v1/devices/push_token", method: .POST,
+                headers: [("Authorization", "Bearer \(doomed.accessToken)")], body: Data(Data(bytes).base64EncodedString().utf8))
+            let answer = try LemonReply(status: tampered.status, body: tampered.body, keys: doomed.keys)
+            #expect(answer.status == 401 && !answer.wasEncrypted)
+            #expect(answer.envelope.message == "Missing or Invalid JWT: the session has ended")
+            let garbled = try await LemonClient.send(
+                http: platform.http, url: platform.baseURL + "/api/v1/devices/push_token", method: .POST,
+                headers: [("Authorization", "Bearer \(doomed.accessToken)")], body: Data("%%% not base64 %%%".utf8))
+            #expect(garbled.status == 401)
+        }
+
         @Test func forgedAndExpiredTokensAreRefused() async throws {
             let platform = try platform
             let client = try await Self.client()

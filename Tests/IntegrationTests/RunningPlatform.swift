@@ -173,18 +173,71 @@ final class RunningPlatform: Sendable {
 
     /// Runs SQL as the cluster's superuser with psql and returns its unaligned output.
     func sql(_ statement: String) throws -> String {
-        let url = try adminDatabaseURL
-        let psql = ["/usr/bin/psql"] + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).map { "/usr/lib/postgresql/\($0)/bin/psql" }
-        guard let binary = psql.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { throw PlatformError("psql not found") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [url, "-At", "-c", statement]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try run(Self.postgresTool("psql"), [try adminDatabaseURL, "-At", "-c", statement]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The whole database as `pg_dump` writes it: what someone who steals a backup has.
+    func databaseDump() throws -> String {
+        try run(Self.postgresTool("pg_dump"), ["--dbname=\(try adminDatabaseURL)", "--no-owner"])
+    }
+
+    /// Stops the platform's PostgreSQL (fast shutdown: sessions are cut, as in a crash or a restart).
+    func stopDatabase() throws {
+        _ = try run(Self.postgresTool("pg_ctl"), ["-D", dataDirectory + "/postgres", "-m", "fast", "-w", "stop"], asDatabaseOwner: true)
+    }
+
+    /// Starts it again on the same port, as `custodian up` started it.
+    func startDatabase() throws {
+        guard let port = URLComponents(string: try adminDatabaseURL)?.port else { throw PlatformError("no database port") }
+        _ = try run(Self.postgresTool("pg_ctl"), [
+            "-D", dataDirectory + "/postgres", "-l", dataDirectory + "/postgres/server.log", "-w", "-t", "60",
+            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", "start",
+        ], asDatabaseOwner: true)
+    }
+
+    private static func postgresTool(_ name: String) throws -> String {
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+        let candidates = versions.map { "/usr/lib/postgresql/\($0)/bin/\(name)" } + ["/usr/bin/\(name)"]
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { throw PlatformError("\(name) not found") }
+        return binary
+    }
+
+    /// Runs a PostgreSQL tool; the cluster's own ones as its owner (`postgres` when the tests run as root).
+    /// posix_spawn rather than Foundation's Process, whose wait ends only when every process that inherited its
+    /// notification socket is gone, and `pg_ctl start` leaves the server running with it (as Services/custodian/Shell.swift says).
+    private func run(_ binary: String, _ arguments: [String], asDatabaseOwner: Bool = false) throws -> String {
+        let command = asDatabaseOwner && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", binary] + arguments : [binary] + arguments
+        let outputPath = NSTemporaryDirectory() + "cit-tool-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, asDatabaseOwner ? outputPath : "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, command[0], &actions, nil, &argv, environ) == 0 else { throw PlatformError("cannot run \(binary)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw PlatformError("\(binary) \(arguments.first ?? "") failed (\(status)): \(text)") }
+        return text
+    }
+
+    /// The process ids of every service and the gateway, as `custodian up` last started them.
+    func processIDs() throws -> [String: pid_t] {
+        var ids: [String: pid_t] = [:]
+        for name in ["gateway", "auth", "vault", "routes", "devices", "statistics", "links"] { ids[name] = try pid(of: name) }
+        return ids
+    }
+
+    /// Every log line the platform's processes wrote so far.
+    func logs() -> String {
+        let directory = dataDirectory + "/logs"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.map { Self.read("\(directory)/\($0)") }.joined(separator: "\n")
     }
 
     /// The private key `auth` signs access tokens with, opened with the deployment's sealing key as `auth` opens

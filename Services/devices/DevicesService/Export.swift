@@ -8,7 +8,7 @@ enum Export {
     static func time(_ input: HTTPInput, _ name: String) throws -> Date? {
         guard let text = input.query[name]?.first else { return nil }
         do {
-            return try TwomesTime.parse(.string(text), at: ["query", name])
+            return try TwomesTime.parse(.string(text), at: ["query", name], requirePlausible: false)
         } catch {
             throw RPCError.badRequest("\(name) must be an ISO 8601 time with an offset, or unix seconds", reason: "invalid_query")
         }

@@ -5,7 +5,9 @@ import Foundation
 /// numeric string (milliseconds too, told apart by size), or ISO 8601 with an offset; a naive ISO time
 /// is refused, since the device's clock zone is unknown. Out: ISO 8601 in UTC, `2021-06-06T14:51:08+00:00`.
 enum TwomesTime {
-    static func parse(_ value: JSONValue, at location: [String]) throws -> Date {
+    /// `requirePlausible`: whether the time must lie in ``ClientInput/plausibleTimes`` — yes for every time that is
+    /// stored; a query's bound (`to=9999-12-31T00:00:00Z`) only selects.
+    static func parse(_ value: JSONValue, at location: [String], requirePlausible: Bool = true) throws -> Date {
         let time: Date
         switch value {
         case .int(let seconds):
@@ -22,7 +24,7 @@ enum TwomesTime {
         default:
             throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
         }
-        return try plausible(time, at: location)
+        return requirePlausible ? try plausible(time, at: location) : time
     }
 
     /// A time inside ``ClientInput/plausibleTimes``, or the 422 that says so.

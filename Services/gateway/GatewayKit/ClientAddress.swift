@@ -8,8 +8,8 @@ public struct AddressRange: Sendable, Equatable {
     let prefixLength: Int
 
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1)
-        guard let network = Self.bytes(of: String(parts[0])) else { return nil }
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, let network = Self.bytes(of: String(first)) else { return nil }
         let bits = network.count * 8
         if parts.count == 2 {
             guard let length = Int(parts[1]), (0...bits).contains(length) else { return nil }

@@ -1,0 +1,52 @@
+import CustodianRPC
+import Foundation
+import Testing
+@testable import DevicesService
+
+/// Times and intervals as devices send them: every form the backend reads, and nothing that could not be a time
+/// (outside 1970–2100, or a number too large for any unit) gets past the parser.
+@Suite("Twomes times and intervals: bounds")
+struct TwomesTimeBoundsTests {
+    let at = ["body", "upload_time"]
+
+    func reason(_ value: JSONValue) -> String? {
+        do {
+            _ = try TwomesTime.parse(value, at: at)
+            return nil
+        } catch let error as RPCError {
+            return error.details.flatMap { if case .array(let items) = $0 { items.first?["msg"]?.stringValue } else { nil } }
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func plausibleTimesInEveryForm() throws {
+        #expect(try TwomesTime.parse(.int(1_622_991_068), at: at) == Date(timeIntervalSince1970: 1_622_991_068))
+        #expect(try TwomesTime.parse(.int(1_622_991_068_000), at: at) == Date(timeIntervalSince1970: 1_622_991_068), "milliseconds")
+        #expect(try TwomesTime.parse(.string("2021-06-06T14:51:08+00:00"), at: at) == Date(timeIntervalSince1970: 1_622_991_068))
+        #expect(try TwomesTime.parse(.int(0), at: at) == Date(timeIntervalSince1970: 0))
+        #expect(try TwomesTime.parse(.string("2099-12-31T23:59:59Z"), at: at) < ClientInput.plausibleTimes.upperBound)
+    }
+
+    @Test func timesNoOneLivesInAreRefused() {
+        let outside = "datetime must be between 1970-01-01 and 2100-01-01"
+        for value: JSONValue in [
+            .double(1e300), .double(-1e300), .int(Int64.max), .int(-1), .string(String(repeating: "9", count: 400)),
+            .string("2100-01-01T00:00:01Z"), .string("1969-12-31T23:59:59Z"), .string("9999-12-31T00:00:00Z"), .double(-62_135_596_800),
+        ] {
+            #expect(reason(value) == outside, "\(value)")
+        }
+        #expect(reason(.string("99999-01-01T00:00:00Z")) == "invalid datetime format")
+    }
+
+    @Test func intervalsAreBounded() throws {
+        let location = ["body", "property_measurements", "0", "interval"]
+        #expect(try TwomesTime.parseInterval(.string("00:10:00"), at: location) == 600)
+        #expect(try TwomesTime.parseInterval(.string("P31D"), at: location) == 31 * 86400)
+        #expect(try TwomesTime.parseInterval(.int(0), at: location) == 0)
+        for value: JSONValue in [.double(9.223372036854775808e18), .double(1e308), .string("P32D"), .string("P99999999999D"), .int(Int64.max)] {
+            #expect(throws: RPCError.self, "\(value)") { try TwomesTime.parseInterval(value, at: location) }
+        }
+        #expect(throws: RPCError.self) { try TwomesTime.parseInterval(.int(-5), at: location) }
+    }
+}
