@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CustodianRPC
+import CustodianRuntime
 import CustodianSecurity
 import Foundation
 import Logging
@@ -202,28 +203,10 @@ final class RunningPlatform: Sendable {
         return binary
     }
 
-    /// Runs a PostgreSQL tool; the cluster's own ones as its owner (`postgres` when the tests run as root).
-    /// posix_spawn rather than Foundation's Process, whose wait ends only when every process that inherited its
-    /// notification socket is gone, and `pg_ctl start` leaves the server running with it (as Services/custodian/Shell.swift says).
+    /// Runs a PostgreSQL tool (its output and errors together); the cluster's own ones as its owner, as
+    /// `custodian up` runs them.
     private func run(_ binary: String, _ arguments: [String], asDatabaseOwner: Bool = false) throws -> String {
-        let command = asDatabaseOwner && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", binary] + arguments : [binary] + arguments
-        let outputPath = NSTemporaryDirectory() + "cit-tool-\(UUID().uuidString).out"
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, asDatabaseOwner ? outputPath : "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, command[0], &actions, nil, &argv, environ) == 0 else { throw PlatformError("cannot run \(binary)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw PlatformError("\(binary) \(arguments.first ?? "") failed (\(status)): \(text)") }
-        return text
+        try Shell.run([binary] + arguments, as: asDatabaseOwner ? "postgres" : nil)
     }
 
     /// The process ids of every service and the gateway, as `custodian up` last started them.
