@@ -109,6 +109,11 @@ public final class RPCClient: Service, Sendable {
             let frame = try JSONEncoder().encodeAsByteBuffer(
                 RPCRequest(id: id, method: method, params: RPCParams(context: callContext, input: input)),
                 allocator: ByteBufferAllocator())
+            // A frame over the limit would make the server close the connection, failing every call on it.
+            guard frame.readableBytes <= replicas.settings.maximumFrameSize else {
+                throw RPCError(.payloadTooLarge, reason: "request_too_large",
+                               message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(replicas.settings.maximumFrameSize))")
+            }
             let response: ByteBuffer
             do {
                 response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))

@@ -198,7 +198,7 @@ public final class RPCServer: Service, Sendable {
                         case .accepted:
                             group.addTask {
                                 if let response = await self.dispatcher.handle(frame) {
-                                    try? await outbound.write(response)
+                                    try? await outbound.write(self.fitting(response, answering: frame))
                                 }
                                 self.finishCall(key)
                             }
@@ -243,6 +243,16 @@ public final class RPCServer: Service, Sendable {
             return connection.drained && connection.inFlight == 0 ? connection.channel : nil
         }
         closeNow?.close(promise: nil)
+    }
+
+    /// The response, or an error in its place when it is over the frame limit: the caller would close the
+    /// connection on it, failing every other call that shares it.
+    private func fitting(_ response: ByteBuffer, answering request: ByteBuffer) -> ByteBuffer {
+        guard response.readableBytes > configuration.maximumFrameSize else { return response }
+        let header = try? JSONDecoder().decode(RPCRequestHeader.self, from: request)
+        logger.error("RPC answer over the frame limit", metadata: [
+            "method": .string(header?.method ?? "?"), "bytes": .stringConvertible(response.readableBytes)])
+        return dispatcher.encodeError(.internal("the answer is too large to send"), id: header?.id)
     }
 
     private func refusal(for frame: ByteBuffer, error: RPCError) -> ByteBuffer? {

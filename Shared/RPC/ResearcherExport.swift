@@ -3,7 +3,11 @@ import Foundation
 /// The formats of the researcher exports every service streams (``StreamPage``): CSV (RFC 4180, CRLF, a
 /// header line on the first page) or NDJSON (one JSON object per line, sorted keys).
 public enum ResearcherExport {
+    /// Rows per page, at most.
     public static let pageSize = 1000
+    /// A page ends early once its text passes this many bytes, so that a page of large rows still fits one RPC
+    /// frame (8 MiB) after JSON escaping, which can make text up to four times longer.
+    public static let pageByteBudget = 512 * 1024
 
     public enum Format: String, Sendable {
         case csv, ndjson

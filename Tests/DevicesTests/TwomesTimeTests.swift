@@ -39,6 +39,16 @@ struct TwomesTimeBoundsTests {
         #expect(reason(.string("99999-01-01T00:00:00Z")) == "invalid datetime format")
     }
 
+    /// Foundation has no zone beyond ±18 h; an offset Python accepts (under a day) is read all the same, and one
+    /// that is not an offset at all is a 422, not a trap.
+    @Test func offsetsUpToADayAndNoFurther() throws {
+        #expect(try TwomesTime.parse(.string("2021-06-06T14:51:08+19:00"), at: at) == Date(timeIntervalSince1970: 1_622_991_068 - 19 * 3600))
+        #expect(try TwomesTime.parse(.string("2021-06-06T14:51:08-23:59"), at: at) == Date(timeIntervalSince1970: 1_622_991_068 + 23 * 3600 + 59 * 60))
+        for text in ["2021-06-06T14:51:08+24:00", "2021-06-06T14:51:08-99:99", "2021-06-06T14:51:08+18:60"] {
+            #expect(reason(.string(text)) == "invalid datetime format", "\(text)")
+        }
+    }
+
     @Test func intervalsAreBounded() throws {
         let location = ["body", "property_measurements", "0", "interval"]
         #expect(try TwomesTime.parseInterval(.string("00:10:00"), at: location) == 600)

@@ -47,6 +47,11 @@ struct HostileInputTests {
             ("variable-interval", variable(uploadTime: "-62135596800", "1700000000")),
             ("variable-interval", variable(uploadTime: digits400, "1700000000")),
         ]
+        // One character of a letter and 2000 combining marks: 2001 code points, over the 1024 a value may have.
+        let combining = "e" + String(repeating: "\u{0301}", count: 2000)
+        #expect(combining.count == 1)
+        let longValue = try await platform.request(.POST, "/device/measurements/variable-interval", json: #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1700000000,"value":"\#(combining)"}]}]}"#, headers: upload)
+        #expect(longValue.status == 422 && longValue.text.contains("ensure this value has at most 1024 characters"), "\(longValue.text.prefix(300))")
         for (route, body) in twomesCases {
             let reply = try await platform.request(.POST, "/device/measurements/\(route)", json: body, headers: upload)
             #expect((400..<500).contains(reply.status), "\(route) \(body.prefix(200)): \(reply.status) \(reply.text)")
@@ -195,6 +200,38 @@ struct HostileInputTests {
         // And the right password waits for the lock as well.
         let owner = try await Vault.login(account.email, account.password)
         #expect(owner.status == 429 && (owner.headers.first(name: "Retry-After").flatMap(Int.init) ?? 0) > 60)
+    }
+
+    /// Rows of a megabyte, sent by clients: an export page and a vault page could outgrow the 8 MiB RPC frame
+    /// and take the connection with them. An export ends its page early instead; a vault page says to ask for fewer.
+    @Test func largeRowsComeInPagesThatFitAFrame() async throws {
+        let platform = try platform
+        let deviceID = UUID().uuidString
+        #expect(try await platform.request(.POST, "/register", json: #"{"device_id":"\#(deviceID)"}"#).status == 200)
+        let blob = String(repeating: "x", count: 900_000)
+        for index in 0..<10 {
+            let data = #"[{"probe":"p\#(index)","datetime":"2020-01-01 00:00","blob":"\#(blob)"}]"#
+            let body = #"{"device_id":"\#(deviceID)","data":\#(JSONValue.string(data).jsonText),"file_hash":"\#(PlatformTests.OpenSense.md5(data))"}"#
+            let upload = try await platform.request(.POST, "/upload", json: body)
+            #expect(upload.status == 200, "\(upload.text.prefix(200))")
+        }
+        let export = try await platform.request(.GET, "/admin/v1/opensense/batches?device_id=\(deviceID)&format=ndjson", admin: true)
+        #expect(export.status == 200)
+        #expect(export.text.split(separator: "\n").count == 10, "every batch, over several pages")
+
+        let user = try await Vault.newUser()
+        let record = #"{"note":"\#(String(repeating: "y", count: 63 * 1024))"}"#
+        for _ in 0..<5 {
+            let batch = "[" + Array(repeating: record, count: 14).joined(separator: ",") + "]"
+            let written = try await platform.request(.POST, "/api/repos/big.notes/items", rawBody: Data(batch.utf8), headers: Self.bearer(user.token))
+            #expect(written.status == 200, "\(written.text.prefix(200))")
+        }
+        let tooMuch = try await platform.request(.GET, "/api/repos/big.notes/items?size=100", headers: Self.bearer(user.token))
+        #expect(tooMuch.status == 400 && tooMuch.json?["error"] as? String == "page_too_large", "\(tooMuch.text.prefix(300))")
+        #expect((tooMuch.json?["error_description"] as? String)?.contains("size=") == true)
+        let fits = try await platform.request(.GET, "/api/repos/big.notes/items?size=50", headers: Self.bearer(user.token))
+        #expect(fits.status == 200)
+        #expect((try JSONSerialization.jsonObject(with: fits.body) as? [Any])?.count == 50)
     }
 
     /// A stolen backup forges and decrypts nothing: no secret is in it in a usable form.

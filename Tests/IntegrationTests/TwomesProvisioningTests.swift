@@ -99,6 +99,8 @@ extension PlatformTests {
                 (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test","activation_token":" short "}"#, 422, #"{"detail":[{"loc":["body","activation_token"],"msg":"ensure this value has at least 8 characters","type":"value_error.any_str.min_length"}]}"#),
                 (#"{"name":"\#(Self.deviceName())","device_type":"Generic-Test","activation_token":"1234567"}"#, 422, #"{"detail":[{"loc":["body","activation_token"],"msg":"ensure this value has at least 8 characters","type":"value_error.any_str.min_length"}]}"#),
                 (#"{"device_type":"Generic-Test"}"#, 422, #"{"detail":[{"loc":["body","name"],"msg":"field required","type":"value_error.missing"}]}"#),
+                // A pattern's end is the string's end, not the place before a final newline.
+                (#"{"name":"TWOMES-ABCDEF\n","device_type":"Generic-Test"}"#, 422, #"{"detail":[{"loc":["body","name"],"msg":"string does not match regex \"TWOMES-[0-9a-fA-F]{6}\"","type":"value_error.str.regex"}]}"#),
             ]
             for (body, status, expected) in cases {
                 let reply = try await platform.request(.POST, "/device", json: body, admin: true)

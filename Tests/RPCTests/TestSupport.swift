@@ -34,6 +34,10 @@ func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     methods.register("test.notFound", input: Empty.self) { _, _ -> Empty in
         throw RPCError.notFound("No account found for provided activation token", reason: "activation_token_not_found")
     }
+    // An answer larger than its question, for frame limits.
+    methods.register("test.repeat", input: Echo.self) { input, _ in
+        Echo(text: String(repeating: input.text, count: input.delayMilliseconds ?? 1))
+    }
     methods.register("test.whoami", input: Empty.self) { _, context in
         context.principal?.id ?? "nobody"
     }

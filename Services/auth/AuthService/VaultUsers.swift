@@ -31,7 +31,7 @@ struct VaultUsers: Sendable {
         guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let request = try input.decodeBody(as: CreateRequest.self)
         let email = Self.normalised(request.email)
-        guard email.count <= 254, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) != nil else {
+        guard email.count <= 254, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+\z"#, options: .regularExpression) != nil else {
             throw RPCError.validation(location: ["body", "email"], message: "email must be an email address")
         }
         guard (1...200).contains(request.name.count) else {

@@ -74,7 +74,7 @@ struct DeviceTypes: Sendable {
     }
 
     static func validated(_ request: CreateRequest) throws -> DeviceType {
-        let namePattern = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+        let namePattern = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\\z"
         guard request.name.range(of: namePattern, options: .regularExpression) != nil else {
             throw RPCError.validation(location: ["body", "name"], message: "a device type name is 1 to 64 letters, digits, '.', '_' or '-'")
         }

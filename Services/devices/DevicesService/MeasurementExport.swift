@@ -47,6 +47,8 @@ struct MeasurementExport: Sendable {
         for try await (pseudonym, device, type, property, unit, timestamp, value, deviceID, propertyID, micros) in rows.decode(
             (Int?, String, String, String, String?, Date, String, Int64, Int32, Int64).self)
         {
+            // A page of 1000 long values could outgrow a frame: it ends early, and the next one goes on from here.
+            if chunk.utf8.count >= ResearcherExport.pageByteBudget { break }
             count += 1
             last = Cursor(micros: micros, device: deviceID, property: propertyID)
             switch format {
@@ -62,7 +64,7 @@ struct MeasurementExport: Sendable {
         }
         return StreamPage(
             headers: input.cursor == nil ? ResearcherExport.headers(format, name: "measurements") : nil,
-            chunk: chunk, next: count == ResearcherExport.pageSize ? last?.text : nil)
+            chunk: chunk, next: count == ResearcherExport.pageSize || chunk.utf8.count >= ResearcherExport.pageByteBudget ? last?.text : nil)
     }
 
     struct Cursor {

@@ -165,7 +165,9 @@ struct UploadBody {
         case .null: throw RPCError.validation(location: location, message: "none is not an allowed value", type: "type_error.none.not_allowed")
         default: throw RPCError.validation(location: location, message: "str type expected", type: "type_error.str")
         }
-        guard text.count <= Measurements.maximumValueLength else {
+        // Counted in code points, as Python's len counts: a "character" of a letter and 100,000 combining marks is
+        // 100,001 of them, not one.
+        guard text.unicodeScalars.count <= Measurements.maximumValueLength else {
             throw RPCError.validation(location: location, message: "ensure this value has at most \(Measurements.maximumValueLength) characters", type: "value_error.any_str.max_length")
         }
         return text

@@ -42,7 +42,7 @@ struct CreateDeviceRequest: Decodable {
     /// The label's proof of possession; when the researcher leaves it out, the server chooses one.
     var activation_token: String?
 
-    static let namePattern = "^TWOMES-[0-9a-fA-F]{6}$"
+    static let namePattern = "^TWOMES-[0-9a-fA-F]{6}\\z"
 
     /// The backend's pydantic constraints, with its messages.
     func validated() throws -> CreateDeviceRequest {

@@ -69,6 +69,10 @@ enum TwomesTime {
             let digits = zone.dropFirst().replacingOccurrences(of: ":", with: "")
             let hours = Int(digits.prefix(2)) ?? 0
             let minutes = digits.count > 2 ? Int(digits.suffix(2)) ?? 0 : 0
+            // Python's rule for an offset: less than a day (`+19:00` is valid there, though no zone uses it).
+            guard hours < 24, minutes < 60 else {
+                throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+            }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         }
         var components = DateComponents()
@@ -78,13 +82,14 @@ enum TwomesTime {
         components.hour = Int(group(4)!)
         components.minute = Int(group(5)!)
         components.second = group(6).flatMap(Int.init) ?? 0
+        // Read as UTC, then moved by the offset: Foundation has no zone beyond ±18 h.
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: offsetSeconds)!
+        calendar.timeZone = .gmt
         guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else {
             throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
         }
         let fraction = group(7).map { Double("0." + $0) ?? 0 } ?? 0
-        return date.addingTimeInterval(fraction)
+        return date.addingTimeInterval(fraction - Double(offsetSeconds))
     }
 
     /// Whole seconds in UTC, as the backend's database gave them back.

@@ -13,6 +13,8 @@ struct Items: Sendable {
 
     static let maximumBatch = 1000
     static let maximumRecordBytes = 64 * 1024
+    /// The most record bytes one page may carry: the answer travels base64-encoded in one RPC frame (8 MiB).
+    static let maximumPageBytes = 4 * 1024 * 1024
 
     /// `POST /api/repos/{identifier}/items`: one record → `{"id"}`; an array → `{"processed","responses"}`,
     /// 200 when every record was written and 400 otherwise (the good ones are written all the same).
@@ -145,9 +147,17 @@ struct Items: Sendable {
             """, logger: logger)
         var items: [StoredItem] = []
         var total = 0
+        var bytes = 0
         for try await (id, text, created, count) in rows.decode((Int64, String, Date, Int).self) {
             total = count
+            bytes += text.utf8.count
             items.append(StoredItem(id: id, record: (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null, createdAt: created))
+        }
+        guard bytes <= Self.maximumPageBytes else {
+            let fitting = max(1, paging.size * Self.maximumPageBytes / bytes)
+            throw RPCError.badRequest(
+                "These \(items.count) records hold \(bytes / 1024) KiB, more than a page may (\(Self.maximumPageBytes / 1024) KiB): ask for fewer at a time, size=\(fitting) or less",
+                reason: "page_too_large")
         }
         if items.isEmpty {
             for try await count in try await database.query(

@@ -22,7 +22,7 @@ struct Repos: Sendable {
         var public_key: String
     }
 
-    static let identifierPattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+    static let identifierPattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\z"
 
     static func validIdentifier(_ identifier: String) throws -> String {
         guard identifier.range(of: identifierPattern, options: .regularExpression) != nil else {
