@@ -329,7 +329,8 @@ struct DatabaseOutageTests {
 /// tests are quick. The client's address comes from `X-Forwarded-For` (the test client is a trusted proxy), so
 /// each test floods from addresses of its own.
 @Suite("Edge limits", .serialized, .runningPlatform(settings: [
-    "CUSTODIAN_TRUSTED_PROXIES": "127.0.0.1", "CUSTODIAN_HTTP_HEADER_TIMEOUT": "2s", "CUSTODIAN_HTTP_MAX_CONNECTIONS": "60",
+    "CUSTODIAN_TRUSTED_PROXIES": "127.0.0.1", "CUSTODIAN_HTTP_HEADER_TIMEOUT": "2s", "CUSTODIAN_HTTP_BODY_TIMEOUT": "2s",
+    "CUSTODIAN_HTTP_IDLE_TIMEOUT": "3s", "CUSTODIAN_HTTP_MAX_CONNECTIONS": "60",
 ]))
 struct EdgeLimitTests {
     static func from(_ address: String) -> [(String, String)] { [("X-Forwarded-For", address)] }
@@ -401,6 +402,35 @@ struct EdgeLimitTests {
         print("20 half-sent requests closed \(ContinuousClock.now - started) after the last was sent (header timeout 2 s)")
         let metrics = try await platform.request(.GET, "/metrics").text
         #expect(metrics.contains(#"custodian_http_connections_closed_total{reason="header_timeout"}"#))
+    }
+
+    @Test func aBodyThatStopsComingAndAnIdleConnectionAreClosed() async throws {
+        let platform = try platform
+        let slowBody = try await RawConnection.open(to: platform)
+        defer { slowBody.close() }
+        try await slowBody.send("POST /account/activate HTTP/1.1\r\nHost: custodian\r\nContent-Length: 100\r\n\r\n{\"activation")
+        let idle = try await RawConnection.open(to: platform)
+        defer { idle.close() }
+        try await idle.send("GET /healthz HTTP/1.1\r\nHost: custodian\r\n\r\n")
+        let started = ContinuousClock.now
+        #expect(try await slowBody.wait(upTo: .seconds(15)) { $0.closedAt != nil }, "a body that stopped coming kept its connection")
+        #expect(try await idle.wait(upTo: .seconds(15)) { $0.closedAt != nil }, "an idle connection stayed open")
+        #expect(idle.text.hasPrefix("HTTP/1.1 200 OK"), "the request was answered first")
+        print("stalled body closed after \((slowBody.closedAt ?? .now) - started), idle connection after \((idle.closedAt ?? .now) - started)")
+        let metrics = try await platform.request(.GET, "/metrics").text
+        #expect(metrics.contains(#"custodian_http_connections_closed_total{reason="body_timeout"}"#))
+        #expect(!metrics.contains(#"custodian_http_connections_closed_total{reason="idle_timeout"} 0"#))
+    }
+
+    @Test func aHeadOverTheHeaderSizeLimitIsRefused() async throws {
+        let platform = try platform
+        let connection = try await RawConnection.open(to: platform)
+        defer { connection.close() }
+        try await connection.send("GET /healthz HTTP/1.1\r\nHost: custodian\r\nX-Padding: \(String(repeating: "a", count: 20_000))\r\n\r\n")
+        #expect(try await connection.wait(upTo: .seconds(10)) { $0.closedAt != nil })
+        #expect(connection.text.hasPrefix("HTTP/1.1 400 "), "\(connection.text.prefix(200))")
+        // Just under the limit is fine.
+        #expect(try await platform.request(.GET, "/healthz", headers: [("X-Padding", String(repeating: "a", count: 12_000))]).status == 200)
     }
 
     @Test func connectionsBeyondTheCapAreClosedAtOnce() async throws {
