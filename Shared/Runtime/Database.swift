@@ -134,6 +134,10 @@ public enum DatabaseErrors {
     /// The error a caller gets for a database failure, or nil for errors that are not the database's.
     public static func rpcError(for error: any Error, logger: Logger) -> RPCError? {
         switch error {
+        case let error as PostgresDecodingError:
+            // A row that does not decode is our bug; the cell's bytes (which PostgreSQL's error carries) stay out of the log.
+            logger.error("database row did not decode", metadata: ["error": .string(logDescription(error))])
+            return .internal()
         case is DatabaseUnavailable, is ConnectionPoolError:
             logger.warning("database unavailable", metadata: ["error": .string(logDescription(error))])
             return unavailable
@@ -191,6 +195,8 @@ public enum DatabaseErrors {
                 .compactMap { $0.map(logDescription) }.joined(separator: ", ") + ")"
         case let error as ConnectionPoolError:
             return "ConnectionPoolError(\(error))"
+        case let error as PostgresDecodingError:
+            return "PostgresDecodingError(\(error.code), column \(error.columnIndex) \(error.columnName) of type \(error.postgresType) as \(error.targetType)) at \(error.file):\(error.line)"
         default:
             return String(reflecting: error)
         }
