@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -68,6 +69,26 @@ let package = Package(
             name: "CustodianSodium",
             dependencies: ["CSodium"],
             path: "Shared/Sodium",
+            swiftSettings: settings
+        ),
+        // The data vault's record format (seed 000): what an app seals and the vault's owner opens.
+        .target(
+            name: "CustodianVault",
+            dependencies: ["CustodianSodium", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/Vault",
+            swiftSettings: settings
+        ),
+        // `custodian loadgen`: the platform's real flows through its client libraries, HdrHistogram latencies,
+        // and the read-back of every acknowledged write.
+        .target(
+            name: "CustodianLoad",
+            dependencies: [
+                "CustodianLemon", "LemonClient", "CustodianGeotag", "GeotagClient", "CustodianVault",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Shared/LoadGenerator",
             swiftSettings: settings
         ),
         .target(
@@ -223,7 +244,7 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "LinksService",
+                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault", "LinksService",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",
@@ -248,7 +269,8 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -274,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["VaultService", "CustodianSodium"],
+            dependencies: ["VaultService", "CustodianVault", "CustodianSodium"],
             path: "Tests/VaultTests"
         ),
         .testTarget(

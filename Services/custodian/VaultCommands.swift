@@ -1,5 +1,6 @@
 import ArgumentParser
 import CustodianSodium
+import CustodianVault
 import Foundation
 import VaultService
 

@@ -15,6 +15,8 @@ public struct RouteStoreClient: Sendable {
     /// The server URL's path, which the gateway sees in front of ours and so is part of what is signed.
     let basePath: String
     let root: String
+    /// A client the caller keeps for many requests (a load generator); without one, each request has its own.
+    let http: HTTPClient?
 
     public struct StoredRoute: Sendable, Equatable {
         public var routeID: String
@@ -28,7 +30,7 @@ public struct RouteStoreClient: Sendable {
         public var blob: Data
     }
 
-    public init(server: String, key: String, secret: String, insecure: Bool) throws(RouteStoreError) {
+    public init(server: String, key: String, secret: String, insecure: Bool, http: HTTPClient? = nil) throws(RouteStoreError) {
         guard let base = URL(string: server), ["http", "https"].contains(base.scheme ?? ""), base.host != nil, base.query == nil else {
             throw .invalidServer
         }
@@ -36,6 +38,7 @@ public struct RouteStoreClient: Sendable {
         self.key = key
         self.secret = secret
         self.insecure = insecure
+        self.http = http
         root = server.hasSuffix("/") ? String(server.dropLast()) : server
         basePath = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
     }
@@ -56,10 +59,18 @@ public struct RouteStoreClient: Sendable {
 
     /// `GET /route/{route_id}`. Route ids are URL-safe base64; anything else cannot be one.
     public func fetch(routeID: String) async throws(RouteStoreError) -> FetchedRoute {
-        guard !routeID.isEmpty, routeID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw .invalidRouteID
-        }
+        guard Self.isRouteID(routeID) else { throw .invalidRouteID }
         return try await fetch("/route/\(routeID)")
+    }
+
+    /// `DELETE /route/{route_id}`: only the consumer that stored the route may.
+    public func delete(routeID: String) async throws(RouteStoreError) {
+        guard Self.isRouteID(routeID) else { throw .invalidRouteID }
+        _ = try await send(.DELETE, "/route/\(routeID)", body: Data())
+    }
+
+    static func isRouteID(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     /// `GET /route/lookup/{lookup_id}`, the lookup id derived from the QR code's nonce.
@@ -114,11 +125,15 @@ public struct RouteStoreClient: Sendable {
             request.headers.add(name: "Content-Type", value: "text/plain")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if insecure { tls.certificateVerification = .none }
-        // A server that refuses connections is retried until the connect timeout: keep the wait short.
-        let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
+        let client: HTTPClient
+        if let http {
+            client = http
+        } else {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if insecure { tls.certificateVerification = .none }
+            // A server that refuses connections is retried until the connect timeout: keep the wait short.
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
+        }
         let exchange: Result<(HTTPResponseStatus, ByteBuffer), any Error>
         do {
             let response = try await client.execute(request, timeout: .seconds(60))
@@ -127,7 +142,7 @@ public struct RouteStoreClient: Sendable {
         } catch {
             exchange = .failure(error)
         }
-        try? await client.shutdown()
+        if http == nil { try? await client.shutdown() }
         switch exchange {
         case .failure(let error):
             throw .unreachable(server: server, detail: "\(error)")

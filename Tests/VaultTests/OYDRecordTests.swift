@@ -1,4 +1,5 @@
 import CustodianSodium
+import CustodianVault
 import Testing
 @testable import VaultService
 

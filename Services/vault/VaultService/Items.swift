@@ -1,6 +1,7 @@
 import CustodianRPC
 import CustodianRuntime
 import CustodianSodium
+import CustodianVault
 import Foundation
 import Logging
 import PostgresNIO

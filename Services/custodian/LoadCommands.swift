@@ -1,0 +1,103 @@
+import ArgumentParser
+import CustodianLoad
+import CustodianRuntime
+import Foundation
+
+/// `custodian loadgen`: drives the platform's real flows as real clients do, and checks afterwards that every write
+/// it was told had been stored was stored exactly once (docs/benchmarks.md).
+struct Loadgen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Puts load on a running platform through its real flows, and reads every acknowledged write back.",
+        discussion: """
+            Scenarios: twomes, opensense, vault, lemon, geotag, or mixed (40/15/15/20/10). With --rate the load \
+            arrives at that many requests a second whatever the answers take (latencies counted from when each \
+            request was due); otherwise --concurrency clients send one request after another. Set-up (accounts, \
+            devices, users, consumers) goes through the admin API before the clock starts. A load from one address \
+            meets the gateway's rate limits: run the platform with CUSTODIAN_RATE_LIMITS=off.
+            """)
+
+    @Option(help: "twomes, opensense, vault, lemon, geotag or mixed.") var scenario = "mixed"
+    @Option(help: "Requests a second (the open model).") var rate: Double?
+    @Option(help: "Concurrent clients (the closed model; used when --rate is not given).") var concurrency = 8
+    @Option(help: "How long the load lasts: 30s, 10m.") var duration = "30s"
+    @Option(help: "With --rate: the time to rise to it.") var rampUp = "5s"
+    @Option(help: "Simulated clients per scenario (devices, apps; users and consumers are fewer).") var clients = 32
+    @Option(help: "Write the figures as JSON to this file.") var report: String?
+    @Flag(help: "Skip reading the acknowledged writes back.") var noVerify = false
+    @OptionGroup var connection: ServerConnection
+
+    func run() async throws {
+        let kinds: [(ScenarioKind, Int)]
+        if scenario == "mixed" {
+            kinds = ScenarioKind.mixedWeights
+        } else if let kind = ScenarioKind(rawValue: scenario) {
+            kinds = [(kind, 1)]
+        } else {
+            throw ValidationError("--scenario must be one of \(ScenarioKind.allCases.map(\.rawValue).joined(separator: ", ")) or mixed, not '\(scenario)'")
+        }
+        guard let length = Configuration.parseDuration(duration), length > .zero else { throw ValidationError("--duration must be a duration such as 30s or 10m") }
+        guard let ramp = Configuration.parseDuration(rampUp) else { throw ValidationError("--ramp-up must be a duration such as 5s") }
+        guard clients > 0, clients <= 10_000 else { throw ValidationError("--clients must be from 1 to 10000") }
+        let model: LoadModel
+        if let rate {
+            guard rate > 0, rate <= 1_000_000 else { throw ValidationError("--rate must be more than 0") }
+            model = .open(rate: rate, rampUp: ramp)
+        } else {
+            guard concurrency > 0, concurrency <= 10_000 else { throw ValidationError("--concurrency must be from 1 to 10000") }
+            model = .closed(concurrency: concurrency)
+        }
+        let client = try connection.loadClient(connections: rate.map { Int(min(1024, max(64, $0 / 4))) } ?? concurrency)
+        let interactive = isatty(STDOUT_FILENO) == 1
+        let output = LoadOutput(
+            line: { print($0) },
+            progress: { text in
+                if interactive {
+                    // Rewritten in place: carriage return, erase the line.
+                    FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text).utf8))
+                } else if !text.isEmpty {
+                    print(text)
+                }
+            })
+        let outcome: Result<LoadReport, any Error>
+        do {
+            let plan = LoadPlan(model: model, duration: length, scenarios: kinds, clients: clients, verify: !noVerify)
+            outcome = .success(try await LoadRunner.run(plan, client: client, output: output,
+                                                        processes: ProcessMemory.platformProcesses(dataDirectory: connection.dataDir)))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.shutdown()
+        let result = try outcome.mapError { CLIError("\($0)") }.get()
+        print(result.table)
+        if let report { try result.json().write(to: URL(fileURLWithPath: report)) }
+        if result.total.errors > 0 || result.lost > 0 || result.duplicated > 0 {
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Where the platform is and how to trust and authenticate to it: the defaults fit a `custodian up` run from the
+/// directory that holds its data directory.
+struct ServerConnection: ParsableArguments {
+    @Option(help: "The gateway's URL.") var server = "https://127.0.0.1:8443"
+    @Option(help: "The data directory of `custodian up`: its certificate, admin token and process ids.") var dataDir = ".custodian"
+    @Option(help: "A PEM file of the certificate to trust (default: <data-dir>/tls/cert.pem).") var caFile: String?
+    @Flag(help: "Do not verify the server's TLS certificate.") var insecure = false
+    @Option(parsing: .unconditional, help: "An admin token (default: CUSTODIAN_ADMIN_TOKEN, else <data-dir>/admin-token).") var token: String?
+
+    func adminToken() throws -> String {
+        if let token { return token }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["CUSTODIAN_ADMIN_TOKEN"], !fromEnvironment.isEmpty { return fromEnvironment }
+        guard let stored = Files.read(dataDir + "/admin-token"), !stored.isEmpty else {
+            throw CLIError("no admin token: pass --token, set CUSTODIAN_ADMIN_TOKEN, or run where \(dataDir)/admin-token exists")
+        }
+        return stored
+    }
+
+    func loadClient(connections: Int) throws -> LoadClient {
+        let defaultCertificate = dataDir + "/tls/cert.pem"
+        let ca = caFile ?? (FileManager.default.fileExists(atPath: defaultCertificate) ? defaultCertificate : nil)
+        return try LoadClient.make(baseURL: server, adminToken: try adminToken(), caFile: server.hasPrefix("https") ? ca : nil,
+                                   insecure: insecure, connections: connections)
+    }
+}

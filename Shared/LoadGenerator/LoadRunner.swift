@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// How load arrives: at a fixed rate whatever the answers take (open: latencies are counted from when each request
+/// was due, so a slow server cannot hide its queue — coordinated omission corrected), or from N clients that each
+/// send the next request when the last is answered (closed).
+public enum LoadModel: Sendable, Equatable {
+    case open(rate: Double, rampUp: Duration)
+    case closed(concurrency: Int)
+}
+
+public struct LoadPlan: Sendable {
+    public var model: LoadModel
+    public var duration: Duration
+    /// Scenarios and their weights: one with weight 1 for a single scenario, the mix for `mixed`.
+    public var scenarios: [(ScenarioKind, Int)]
+    /// Simulated clients per scenario (devices, apps; users and consumers are fewer).
+    public var clients: Int
+    public var verify: Bool
+
+    public init(model: LoadModel, duration: Duration, scenarios: [(ScenarioKind, Int)], clients: Int, verify: Bool) {
+        self.model = model
+        self.duration = duration
+        self.scenarios = scenarios
+        self.clients = clients
+        self.verify = verify
+    }
+}
+
+/// Where the run's words go: whole lines (set-up, the final table) and the live progress line.
+public struct LoadOutput: Sendable {
+    public var line: @Sendable (String) -> Void
+    public var progress: @Sendable (String) -> Void
+
+    public init(line: @escaping @Sendable (String) -> Void, progress: @escaping @Sendable (String) -> Void) {
+        self.line = line
+        self.progress = progress
+    }
+}
+
+public enum LoadRunner {
+    /// Sets the scenarios up, runs the plan, reads every acknowledged write back, and reports.
+    public static func run(_ plan: LoadPlan, client: LoadClient, output: LoadOutput,
+                           processes: [String: Int32] = [:]) async throws -> LoadReport {
+        let memoryAtStart = ProcessMemory.read(processes)
+        output.line("set-up     \(plan.scenarios.map(\.0.rawValue).joined(separator: ", ")), \(plan.clients) clients each, through the admin API")
+        var prepared: [(scenario: any Scenario, weight: Int)] = []
+        for (kind, weight) in plan.scenarios {
+            prepared.append((try await kind.prepare(client: client, clients: plan.clients, log: output.line), weight))
+        }
+        let schedule = weightedSchedule(prepared.map(\.weight))
+        let scenarios = prepared.map(\.scenario)
+        let slots = scenarios.map(Slot.init)
+        let recorder = Recorder()
+
+        output.line("load       \(describe(plan.model)) for \(plan.duration)")
+        let started = ContinuousClock.now
+        let state = RunState()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await showProgress(recorder, started: started, state: state, output: output) }
+            switch plan.model {
+            case .open(let rate, let rampUp):
+                try await runOpen(rate: rate, rampUp: rampUp, duration: plan.duration, started: started) { number, due in
+                    group.addTask { await perform(number, due: due, slots: slots, schedule: schedule, client: client, recorder: recorder) }
+                }
+            case .closed(let concurrency):
+                let end = started + plan.duration
+                await withDiscardingTaskGroup { clients in
+                    for _ in 0..<concurrency {
+                        clients.addTask {
+                            while ContinuousClock.now < end {
+                                let number = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                                await perform(number, due: .now, slots: slots, schedule: schedule, client: client, recorder: recorder)
+                            }
+                        }
+                    }
+                }
+            }
+            // The open model's last requests are still in flight here; the group waits for them.
+            state.finished.store(true, ordering: .relaxed)
+        }
+        let elapsed = (ContinuousClock.now - started)
+        output.progress("")
+
+        var verifications: [Verification] = []
+        if plan.verify {
+            output.line("read-back  every acknowledged write, through the exports and the API")
+            for scenario in scenarios { verifications.append(try await scenario.verify(client: client)) }
+        }
+        let snapshot = recorder.snapshot()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return LoadReport(
+            server: client.baseURL, plan: plan, elapsedSeconds: seconds,
+            total: LatencySummary(snapshot.all, seconds: seconds),
+            scenarios: snapshot.byScenario.mapValues { LatencySummary($0, seconds: seconds) },
+            verification: verifications,
+            memory: ProcessMemory.compare(memoryAtStart, ProcessMemory.read(processes)))
+    }
+
+    /// Operation numbers to scenarios, in proportion to their weights and interleaved (weights 2 and 1: A B A …).
+    static func weightedSchedule(_ weights: [Int]) -> [Int] {
+        var schedule: [Int] = []
+        var credit = weights.map { _ in 0 }
+        let total = weights.reduce(0, +)
+        for _ in 0..<max(total, 1) {
+            for index in weights.indices { credit[index] += weights[index] }
+            let chosen = credit.indices.max { credit[$0] < credit[$1] } ?? 0
+            credit[chosen] -= total
+            schedule.append(chosen)
+        }
+        return schedule
+    }
+
+    /// A scenario with the count of its own operations, so that its kinds of request keep their proportions in a mix.
+    final class Slot: Sendable {
+        let scenario: any Scenario
+        let next = Atomic<Int>(0)
+        init(_ scenario: any Scenario) { self.scenario = scenario }
+    }
+
+    private static func perform(_ number: Int, due: ContinuousClock.Instant, slots: [Slot], schedule: [Int],
+                                client: LoadClient, recorder: Recorder) async {
+        let slot = slots[schedule[number % schedule.count]]
+        let outcome = await slot.scenario.operation(slot.next.wrappingAdd(1, ordering: .relaxed).oldValue, client: client)
+        recorder.record(outcome, scenario: slot.scenario.name, latency: ContinuousClock.now - due)
+    }
+
+    /// Calls `launch` with each operation's number at the moment it is due: `rate` a second after a linear ramp.
+    static func runOpen(rate: Double, rampUp: Duration, duration: Duration, started: ContinuousClock.Instant,
+                        launch: (Int, ContinuousClock.Instant) -> Void) async throws {
+        let end = started + duration
+        let rampSeconds = Double(rampUp.components.seconds) + Double(rampUp.components.attoseconds) / 1e18
+        var due = started
+        var number = 0
+        while due < end {
+            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+            launch(number, due)
+            number += 1
+            let elapsed = due - started
+            let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let current = rampSeconds > 0 ? rate * min(1, max(0.05, elapsedSeconds / rampSeconds)) : rate
+            due = due + .nanoseconds(Int64(1e9 / current))
+        }
+    }
+
+    /// Whether the load is over, and the closed model's operation count.
+    final class RunState: Sendable {
+        let finished = Atomic<Bool>(false)
+        let next = Atomic<Int>(0)
+    }
+
+    private static func showProgress(_ recorder: Recorder, started: ContinuousClock.Instant, state: RunState,
+                                     output: LoadOutput) async throws {
+        var lastCount = 0
+        while !state.finished.load(ordering: .relaxed) {
+            try await Task.sleep(for: .seconds(1))
+            let tally = recorder.snapshot().all
+            let elapsed = (ContinuousClock.now - started).components.seconds
+            let p50 = Double(tally.latencies.valueAtPercentile(50)) / 1000
+            let p99 = Double(tally.latencies.valueAtPercentile(99)) / 1000
+            output.progress(String(format: "%4lds  %6d ops  %7.1f/s  p50 %7.2f ms  p99 %8.2f ms  errors %d",
+                                   elapsed, tally.count, Double(tally.count - lastCount), p50, p99, tally.errors))
+            lastCount = tally.count
+        }
+    }
+
+    static func describe(_ model: LoadModel) -> String {
+        switch model {
+        case .open(let rate, let rampUp): "open model, \(rate.formatted()) requests/s after a \(rampUp) ramp-up"
+        case .closed(let concurrency): "closed model, \(concurrency) concurrent clients"
+        }
+    }
+}

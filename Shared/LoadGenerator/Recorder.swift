@@ -1,0 +1,77 @@
+import Foundation
+import Histogram
+import Synchronization
+
+/// What the operations of a run did: latencies in HdrHistograms (microseconds, 1 µs to 10 min, three significant
+/// digits), answers by status, failures without an answer, per scenario and in all.
+public final class Recorder: Sendable {
+    struct Tally {
+        var latencies = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var statuses: [Int: Int] = [:]
+        var failures: [String: Int] = [:]
+        var operations: [String: Int] = [:]
+        var count = 0
+        var errors = 0
+
+        mutating func record(_ outcome: OperationOutcome, microseconds: UInt64) {
+            _ = latencies.record(min(microseconds, 600_000_000))
+            count += 1
+            operations[outcome.kind, default: 0] += 1
+            if let status = outcome.status {
+                statuses[status, default: 0] += 1
+                if !(200..<300).contains(status) { errors += 1 }
+            } else {
+                failures[outcome.failure ?? "no answer", default: 0] += 1
+                errors += 1
+            }
+        }
+    }
+
+    private let state = Mutex<(all: Tally, byScenario: [String: Tally])>((Tally(), [:]))
+
+    public init() {}
+
+    func record(_ outcome: OperationOutcome, scenario: String, latency: Duration) {
+        let (seconds, attoseconds) = latency.components
+        let microseconds = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+        state.withLock { state in
+            state.all.record(outcome, microseconds: microseconds)
+            state.byScenario[scenario, default: Tally()].record(outcome, microseconds: microseconds)
+        }
+    }
+
+    /// The figures so far, for the progress line and the final report.
+    func snapshot() -> (all: Tally, byScenario: [String: Tally]) {
+        state.withLock { $0 }
+    }
+}
+
+/// One row of the report: a scenario's or the whole run's figures.
+public struct LatencySummary: Sendable, Codable, Equatable {
+    public var operations: Int
+    public var throughput: Double
+    public var errors: Int
+    public var p50Milliseconds: Double
+    public var p90Milliseconds: Double
+    public var p99Milliseconds: Double
+    public var p999Milliseconds: Double
+    public var maxMilliseconds: Double
+    public var statuses: [String: Int]
+    public var failures: [String: Int]
+    public var operationsByKind: [String: Int]
+
+    init(_ tally: Recorder.Tally, seconds: Double) {
+        func ms(_ percentile: Double) -> Double { Double(tally.latencies.valueAtPercentile(percentile)) / 1000 }
+        operations = tally.count
+        throughput = seconds > 0 ? Double(tally.count) / seconds : 0
+        errors = tally.errors
+        p50Milliseconds = tally.count > 0 ? ms(50) : 0
+        p90Milliseconds = tally.count > 0 ? ms(90) : 0
+        p99Milliseconds = tally.count > 0 ? ms(99) : 0
+        p999Milliseconds = tally.count > 0 ? ms(99.9) : 0
+        maxMilliseconds = tally.count > 0 ? Double(tally.latencies.max) / 1000 : 0
+        statuses = Dictionary(uniqueKeysWithValues: tally.statuses.map { (String($0.key), $0.value) })
+        failures = tally.failures
+        operationsByKind = tally.operations
+    }
+}
