@@ -158,6 +158,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

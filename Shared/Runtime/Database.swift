@@ -1,5 +1,7 @@
 import CustodianRPC
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import _ConnectionPoolModule
 
@@ -34,6 +36,17 @@ public struct Database: Sendable {
         }
     }
 
+    /// Runs a prepared statement (parsed once per connection, then only bound and executed: one round trip) and
+    /// collects its rows.
+    public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        try await withConnection { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws; its error is
     /// rethrown as it was.
     public func withTransaction<Result: Sendable>(
@@ -59,9 +72,13 @@ public struct Database: Sendable {
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let client = self.client
-        let waitTimeout = self.waitTimeout
         let handOver = AsyncStream<PostgresConnection>.makeStream()
         let done = AsyncStream<Never>.makeStream()
+        // Ends the hand-over without a connection when the wait is over; a no-op once one was handed over. A timer
+        // on an event loop costs far less than a sleeping task, and every query sets one.
+        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.timeAmount(waitTimeout)) {
+            handOver.continuation.finish()
+        }
         return try await withThrowingTaskGroup(of: Void.self, isolation: isolation) { group in
             group.addTask {
                 do {
@@ -76,26 +93,29 @@ public struct Database: Sendable {
                     throw error
                 }
             }
-            group.addTask {
-                // Ends the hand-over without a connection when the wait is over; a no-op once one was handed over.
-                try? await Task.sleep(for: waitTimeout)
-                handOver.continuation.finish()
-            }
             var connections = handOver.stream.makeAsyncIterator()
             guard let connection = await connections.next(isolation: isolation) else {
+                timer.cancel()
                 group.cancelAll()
                 // The lease may have failed rather than timed out: report what the pool said.
                 while let next = await group.nextResult(isolation: isolation) {
-                    if case .failure(let error) = next, !(error is CancellationError) { throw error }
+                    if case .failure(let error) = next, !(error is CancellationError), !(error is ConnectionPoolError) { throw error }
                 }
                 throw DatabaseUnavailable.noConnection(waited: waitTimeout)
             }
+            timer.cancel()
             defer {
                 done.continuation.finish()
-                group.cancelAll()
             }
             return try await body(connection)
         }
+    }
+}
+
+extension Database {
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

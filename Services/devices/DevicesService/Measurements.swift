@@ -1,6 +1,7 @@
 import Crypto
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 import Foundation
 import Logging
 import PostgresNIO
@@ -22,7 +23,32 @@ struct Measurements: Sendable {
     }
 
     func uploadVariable(_ input: HTTPInput, context: CallContext) async throws -> UploadResult {
-        let device = try await sessions.device(context)
+        try await store(parsed: sessionFirst(context) { try Self.variableSamples(input) }, body: input.body, context: context)
+    }
+
+    func uploadFixed(_ input: HTTPInput, context: CallContext) async throws -> UploadResult {
+        try await store(parsed: sessionFirst(context) { try Self.fixedSamples(input) }, body: input.body, context: context)
+    }
+
+    /// An upload as it is stored: its samples, every property it names, and its own time.
+    struct ParsedUpload {
+        var samples: [Sample]
+        var properties: Set<String>
+        var uploadTime: Date
+    }
+
+    /// Parses the body; when it is malformed, the session is checked first, so that a stranger learns nothing about
+    /// a body's checks (and a device keeps the answer order it had: 401/403 before 422).
+    private func sessionFirst(_ context: CallContext, _ parse: () throws -> ParsedUpload) async throws -> ParsedUpload {
+        do {
+            return try parse()
+        } catch {
+            _ = try await sessions.device(context)
+            throw error
+        }
+    }
+
+    static func variableSamples(_ input: HTTPInput) throws -> ParsedUpload {
         let upload = try UploadBody(input.body)
         var samples: [Sample] = []
         for (index, group) in upload.propertyMeasurements.enumerated() {
@@ -37,11 +63,11 @@ struct Measurements: Sendable {
                     value: try UploadBody.value(try measurement.required("value", at: at), at: at + ["value"])))
             }
         }
-        return try await store(samples, properties: upload.propertyNames, uploadTime: upload.uploadTime, body: input.body, device: device, logger: context.logger)
+        guard samples.count <= Self.maximumMeasurements else { throw Self.tooMany }
+        return ParsedUpload(samples: samples, properties: upload.propertyNames, uploadTime: upload.uploadTime)
     }
 
-    func uploadFixed(_ input: HTTPInput, context: CallContext) async throws -> UploadResult {
-        let device = try await sessions.device(context)
+    static func fixedSamples(_ input: HTTPInput) throws -> ParsedUpload {
         let upload = try UploadBody(input.body)
         var samples: [Sample] = []
         for (index, group) in upload.propertyMeasurements.enumerated() {
@@ -72,60 +98,84 @@ struct Measurements: Sendable {
                 samples.append(Sample(property: property, timestamp: first.addingTimeInterval(interval * Double(position)), value: value))
             }
         }
-        return try await store(samples, properties: upload.propertyNames, uploadTime: upload.uploadTime, body: input.body, device: device, logger: context.logger)
-    }
-
-    private func store(_ samples: [Sample], properties named: Set<String>, uploadTime: Date, body: JSONValue, device: Sessions.Device, logger: Logger) async throws -> UploadResult {
         guard samples.count <= Self.maximumMeasurements else { throw Self.tooMany }
-        let bodyHash = Data(SHA256.hash(data: try Self.canonical(body)))
-        let size = samples.count
-        return try await database.withTransaction(logger: logger) { connection in
-            let properties = try await propertyIDs(connection, deviceTypeID: device.deviceTypeID, logger: logger)
-            let unknown = named.subtracting(properties.keys)
-            guard unknown.isEmpty else {
-                // The backend prints a Python set; sorted here so that the message is stable.
-                let names = unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")
-                throw RPCError.badRequest("Invalid property name(s): {\(names)}", reason: "invalid_property_names")
-            }
-            // A retried upload (same device, same body) gets the first answer and stores nothing.
-            let uploadRows = try await connection.query(
-                """
-                INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size)
-                VALUES (\(device.id), \(bodyHash), date_trunc('second', now()), \(uploadTime), \(size))
-                ON CONFLICT (device_id, body_sha256) DO UPDATE SET size = devices.uploads.size
-                RETURNING id, server_time, (xmax = 0)
-                """, logger: logger)
-            var upload: (id: Int64, serverTime: Date, isNew: Bool)?
-            for try await row in uploadRows.decode((Int64, Date, Bool).self) { upload = row }
-            guard let upload else { throw RPCError.internal("upload was not stored") }
-            if upload.isNew && !samples.isEmpty {
-                try await insert(samples, uploadID: upload.id, deviceID: device.id, properties: properties, connection: connection, logger: logger)
-            }
-            return UploadResult(server_time: TwomesTime.render(upload.serverTime), size: size)
+        return ParsedUpload(samples: samples, properties: upload.propertyNames, uploadTime: upload.uploadTime)
+    }
+
+    /// One statement, one round trip: the session, the property names, the upload row (a retry — same device,
+    /// same body — finds the first one and stores nothing) and the samples, atomically.
+    private func store(parsed upload: ParsedUpload, body: JSONValue, context: CallContext) async throws -> UploadResult {
+        let credential = try sessions.deviceToken(context)
+        let statement = StoreUpload(
+            tokenHash: SecretToken.hash(credential), propertyNames: upload.properties.sorted(),
+            bodyHash: Data(SHA256.hash(data: try Self.canonical(body))), uploadTime: upload.uploadTime, size: upload.samples.count,
+            sampleProperties: upload.samples.map(\.property), sampleTimes: upload.samples.map(\.timestamp), sampleValues: upload.samples.map(\.value))
+        guard let (deviceID, attached, unknown, serverTime) = try await database.execute(statement, logger: context.logger).first, deviceID != nil else {
+            throw Sessions.invalidDeviceToken
         }
+        guard attached == true else { throw Sessions.deviceNotAttached }
+        if let unknown, !unknown.isEmpty {
+            // The backend prints a Python set; sorted here so that the message is stable.
+            let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+            throw RPCError.badRequest("Invalid property name(s): {\(names)}", reason: "invalid_property_names")
+        }
+        guard let serverTime else { throw RPCError.internal("upload was not stored") }
+        return UploadResult(server_time: TwomesTime.render(serverTime), size: upload.samples.count)
     }
 
-    private func propertyIDs(_ connection: PostgresConnection, deviceTypeID: Int32, logger: Logger) async throws -> [String: Int32] {
-        var ids: [String: Int32] = [:]
-        for try await (id, name) in try await connection.query(
-            "SELECT id, name FROM devices.properties WHERE device_type_id = \(deviceTypeID)", logger: logger
-        ).decode((Int32, String).self) { ids[name] = id }
-        return ids
-    }
-
-    /// One statement per upload: the samples travel as arrays and are unnested on the server.
-    /// The same measurement sent again in another upload (same property and time) is kept once.
-    private func insert(_ samples: [Sample], uploadID: Int64, deviceID: Int64, properties: [String: Int32],
-                        connection: PostgresConnection, logger: Logger) async throws {
-        let propertyIDs = samples.map { properties[$0.property]! }
-        let timestamps = samples.map(\.timestamp)
-        let values = samples.map(\.value)
-        try await connection.query(
+    /// The upload as one prepared statement. Checks come first in the data they produce: no device (a bad token),
+    /// a device not attached, or a property its type lacks leaves every table untouched.
+    struct StoreUpload: PostgresPreparedStatement {
+        static let sql = """
+            WITH device AS (
+                SELECT id, device_type_id, building_id FROM devices.devices WHERE session_token_hash = $1),
+            known AS (
+                SELECT p.id, p.name FROM devices.properties p JOIN device d ON p.device_type_id = d.device_type_id),
+            unknown AS (
+                SELECT array_agg(DISTINCT n ORDER BY n) AS names FROM unnest($2::text[]) AS n WHERE n NOT IN (SELECT name FROM known)),
+            upload AS (
+                INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size)
+                SELECT d.id, $3, date_trunc('second', now()), $4, $5 FROM device d
+                WHERE d.building_id IS NOT NULL AND (SELECT names FROM unknown) IS NULL
+                ON CONFLICT (device_id, body_sha256) DO UPDATE SET size = devices.uploads.size
+                RETURNING id, server_time, (xmax = 0) AS fresh),
+            stored AS (
+                INSERT INTO devices.measurements (device_id, property_id, timestamp, value, upload_id)
+                SELECT d.id, k.id, s.t, s.v, u.id
+                FROM unnest($6::text[], $7::timestamptz[], $8::text[]) AS s(n, t, v)
+                JOIN known k ON k.name = s.n CROSS JOIN device d CROSS JOIN upload u
+                WHERE u.fresh
+                ON CONFLICT (device_id, property_id, timestamp) DO NOTHING)
+            SELECT (SELECT id FROM device), (SELECT building_id IS NOT NULL FROM device), (SELECT names FROM unknown),
+                   (SELECT server_time FROM upload)
             """
-            INSERT INTO devices.measurements (device_id, property_id, timestamp, value, upload_id)
-            SELECT \(deviceID), p, t, v, \(uploadID) FROM unnest(\(propertyIDs)::integer[], \(timestamps)::timestamptz[], \(values)::text[]) AS u(p, t, v)
-            ON CONFLICT (device_id, property_id, timestamp) DO NOTHING
-            """, logger: logger)
+        typealias Row = (Int64?, Bool?, [String]?, Date?)
+
+        var tokenHash: Data
+        var propertyNames: [String]
+        var bodyHash: Data
+        var uploadTime: Date
+        var size: Int
+        var sampleProperties: [String]
+        var sampleTimes: [Date]
+        var sampleValues: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 8)
+            try bindings.append(tokenHash)
+            bindings.append(propertyNames)
+            try bindings.append(bodyHash)
+            bindings.append(uploadTime)
+            bindings.append(size)
+            bindings.append(sampleProperties)
+            bindings.append(sampleTimes)
+            bindings.append(sampleValues)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
     }
 
     /// The body with sorted keys, so that the same upload hashes the same however its client ordered it.

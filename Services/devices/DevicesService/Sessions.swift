@@ -43,15 +43,23 @@ struct Sessions: Sendable {
 
     /// The device whose session token the firmware sent; it must be attached to a building.
     func device(_ context: CallContext) async throws -> Device {
-        let hash = SecretToken.hash(try token(context, kind: "device"))
+        let hash = SecretToken.hash(try deviceToken(context))
         let rows = try await database.query(
             "SELECT id, device_type_id, building_id FROM devices.devices WHERE session_token_hash = \(hash)", logger: context.logger)
         for try await (id, typeID, buildingID) in rows.decode((Int64, Int32, Int64?).self) {
-            guard buildingID != nil else { throw RPCError.forbidden("Device not attached to account", reason: "device_not_attached") }
+            guard buildingID != nil else { throw Self.deviceNotAttached }
             return Device(id: id, deviceTypeID: typeID, buildingID: buildingID)
         }
-        throw RPCError.unauthenticated("Invalid device session token", reason: "invalid_device_token")
+        throw Self.invalidDeviceToken
     }
+
+    /// The device token as sent, for the statements that check it themselves (an upload, in one round trip).
+    func deviceToken(_ context: CallContext) throws -> String {
+        try token(context, kind: "device")
+    }
+
+    static let invalidDeviceToken = RPCError.unauthenticated("Invalid device session token", reason: "invalid_device_token")
+    static let deviceNotAttached = RPCError.forbidden("Device not attached to account", reason: "device_not_attached")
 
     private func token(_ context: CallContext, kind: String) throws -> String {
         // The gateway refuses requests without a token; a call without one comes from a misconfigured route.
