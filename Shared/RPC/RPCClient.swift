@@ -106,15 +106,13 @@ public final class RPCClient: Service, Sendable {
                 continue
             }
             let id = connection.allocateID()
-            let frame = try JSONEncoder().encodeAsByteBuffer(
-                RPCRequest(id: id, method: method, params: RPCParams(context: callContext, input: input)),
-                allocator: ByteBufferAllocator())
+            let frame = try Self.requestFrame(id: id, method: method, context: callContext, input: input)
             // A frame over the limit would make the server close the connection, failing every call on it.
             guard frame.readableBytes <= replicas.settings.maximumFrameSize else {
                 throw RPCError(.payloadTooLarge, reason: "request_too_large",
                                message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(replicas.settings.maximumFrameSize))")
             }
-            let response: ByteBuffer
+            let response: RPCResponseFrame
             do {
                 response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
             } catch let error as RPCTransportError {
@@ -131,14 +129,13 @@ public final class RPCClient: Service, Sendable {
                     throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
                 }
             }
-            let body: RPCResponseBody<Output>
-            do {
-                body = try JSONDecoder().decode(RPCResponseBody<Output>.self, from: response)
-            } catch {
-                throw RPCError.internal("service \(service) answered \(method) with a result of an unexpected shape")
-            }
-            if let error = body.error {
-                let rpcError = RPCError(error)
+            if let errorJSON = response.fields["error"], !errorJSON.isNull {
+                guard let object = RPCErrorObject(json: errorJSON)
+                    ?? (try? JSONDecoder().decode(RPCResponseBody<Empty>.self, from: response.bytes))?.error
+                else {
+                    throw RPCError.internal("service \(service) answered \(method) with an error of an unexpected shape")
+                }
+                let rpcError = RPCError(object)
                 if rpcError.reason == "shutting_down" {
                     // The replica refused the call before running it: another one may take it.
                     lastProblem = "replica is shutting down"
@@ -146,12 +143,35 @@ public final class RPCClient: Service, Sendable {
                 }
                 throw rpcError
             }
+            // A JSON result is taken from the tree the connection parsed; a typed one is decoded.
+            if Output.self == JSONValue.self, let result = (response.fields["result"] ?? .null) as? Output { return result }
+            let body: RPCResponseBody<Output>
+            do {
+                body = try JSONDecoder().decode(RPCResponseBody<Output>.self, from: response.bytes)
+            } catch {
+                throw RPCError.internal("service \(service) answered \(method) with a result of an unexpected shape")
+            }
             if let result = body.result { return result }
             if let null = JSONValue.null as? Output { return null }
             throw RPCError.internal("service \(service) answered \(method) without a result")
         }
         logger.warning("no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(lastProblem)])
         throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
+    }
+
+    /// The request frame: written from a ``JSONValue`` tree for the inputs most calls carry, else through `JSONEncoder`.
+    static func requestFrame<Input: Codable & Sendable>(id: RPCID, method: String, context: CallContext, input: Input) throws -> ByteBuffer {
+        if let convertible = input as? any JSONValueConvertible {
+            var frame: [UInt8] = []
+            frame.reserveCapacity(512)
+            JSONValue.object([
+                "jsonrpc": "2.0", "id": id.json, "method": .string(method),
+                "params": .object(["context": context.json, "input": convertible.json]),
+            ]).write(into: &frame)
+            return ByteBuffer(bytes: frame)
+        }
+        return try JSONEncoder().encodeAsByteBuffer(
+            RPCRequest(id: id, method: method, params: RPCParams(context: context, input: input)), allocator: ByteBufferAllocator())
     }
 
     private func effectiveDeadline(context: CallContext, timeout: Duration) -> Date {

@@ -82,7 +82,7 @@ final class RPCConnection: Sendable {
     }
 
     /// Sends a request frame and waits for the response frame with the same id.
-    func call(id: RPCID, frame: ByteBuffer, deadline: NIODeadline) async throws -> ByteBuffer {
+    func call(id: RPCID, frame: ByteBuffer, deadline: NIODeadline) async throws -> RPCResponseFrame {
         callsInFlight.wrappingAdd(1, ordering: .relaxed)
         defer { callsInFlight.wrappingSubtract(1, ordering: .relaxed) }
         let handler = self.handler
@@ -113,7 +113,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private struct Pending {
-        var continuation: CheckedContinuation<ByteBuffer, any Error>
+        var continuation: CheckedContinuation<RPCResponseFrame, any Error>
         var timeout: Scheduled<Void>
     }
 
@@ -136,7 +136,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 
-    func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: CheckedContinuation<ByteBuffer, any Error>) {
+    func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: CheckedContinuation<RPCResponseFrame, any Error>) {
         guard let context, !closed else {
             continuation.resume(throwing: RPCTransportError.connectionClosed(endpoint: endpoint))
             return
@@ -162,12 +162,18 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        let header = try? JSONDecoder().decode(RPCResponseHeader.self, from: frame)
-        if header?.method == RPCGoodbye.method {
+        // Parsed once, here: the id routes it, and the caller reads its result from the same tree.
+        let parsed = try? frame.withUnsafeReadableBytes { bytes in try JSONValue.parse(bytes) }
+        guard case .object(let fields)? = parsed else {
+            // A response we cannot read means the peer and we disagree about the protocol: give up on this connection.
+            context.close(promise: nil)
+            return
+        }
+        if fields["method"] == .string(RPCGoodbye.method) {
             state.goodbyeReceived.store(true, ordering: .relaxed)
             return
         }
-        guard let header, let id = header.id else {
+        guard let id = fields["id"].flatMap(RPCID.init(json:)) else {
             // A response we cannot route (an error about a frame we sent that the peer could not parse)
             // means the peer and we disagree about the protocol: give up on this connection.
             context.close(promise: nil)
@@ -175,7 +181,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard let call = pending.removeValue(forKey: id) else { return }  // Its caller gave up already.
         call.timeout.cancel()
-        call.continuation.resume(returning: frame)
+        call.continuation.resume(returning: RPCResponseFrame(bytes: frame, fields: fields))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -192,6 +198,12 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
+}
+
+/// A response as the connection read it: its bytes, and its members.
+struct RPCResponseFrame: Sendable {
+    var bytes: ByteBuffer
+    var fields: [String: JSONValue]
 }
 
 /// What the pool needs to know of a connection from outside its event loop.

@@ -11,6 +11,34 @@ struct RPCDispatcher: Sendable {
     let errorMapper: @Sendable (any Error) -> RPCError?
 
     func handle(_ frame: ByteBuffer) async -> ByteBuffer? {
+        // One parse of the whole frame serves the header, the context and (for most methods) the input.
+        let parsed = try? frame.withUnsafeReadableBytes { bytes in try JSONValue.parse(bytes) }
+        guard case .object(let fields)? = parsed else { return await handleUnparsed(frame) }
+        let id = fields["id"].flatMap(RPCID.init(json:))
+        let isNotification = fields["id"] == nil
+        guard fields["jsonrpc"] == .string("2.0"), case .string(let method)? = fields["method"] else {
+            return encodeError(
+                RPCError(.invalidRequest, reason: "invalid_request", message: "invalid request: jsonrpc must be \"2.0\" and method a string"),
+                id: id)
+        }
+        let contextJSON = fields["params"]?["context"]
+        var context: CallContext
+        if contextJSON == nil || contextJSON == .null {
+            context = CallContext(requestID: "-")
+        } else if let fast = CallContext(json: contextJSON) {
+            context = fast
+        } else {
+            context = Self.decodeContext(frame)
+        }
+        context.logger = logger
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        let request = RPCMethods.Request(frame: frame, fields: fields, id: id)
+        return await respond(to: request, method: method, context: context, isNotification: isNotification)
+    }
+
+    /// A frame the fast parser did not take as an object: read the way `JSONDecoder` reads it, so that its errors
+    /// (not JSON, a batch, a missing method) are told as before.
+    private func handleUnparsed(_ frame: ByteBuffer) async -> ByteBuffer? {
         let header: RPCRequestHeader
         do {
             header = try JSONDecoder().decode(RPCRequestHeader.self, from: frame)
@@ -28,7 +56,14 @@ struct RPCDispatcher: Sendable {
                 RPCError(.invalidRequest, reason: "invalid_request", message: "invalid request: jsonrpc must be \"2.0\" and method a string"),
                 id: header.id)
         }
-        let context = decodeContext(frame)
+        var context = Self.decodeContext(frame)
+        context.logger = logger
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        return await respond(to: RPCMethods.Request(frame: frame, fields: nil, id: header.id), method: method, context: context,
+                             isNotification: header.isNotification)
+    }
+
+    private func respond(to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool) async -> ByteBuffer? {
         let response: ByteBuffer
         do {
             guard let handler = methods.handlers[method] else {
@@ -37,20 +72,16 @@ struct RPCDispatcher: Sendable {
             if let deadline = context.deadlineDate, deadline < Date() {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
             }
-            response = try await handler(frame, header.id, context)
+            response = try await handler(request, context)
         } catch {
             let rpcError = rpcError(for: error, method: method, context: context)
-            return header.isNotification ? nil : encodeError(rpcError, id: header.id)
+            return isNotification ? nil : encodeError(rpcError, id: request.id)
         }
-        return header.isNotification ? nil : response
+        return isNotification ? nil : response
     }
 
-    private func decodeContext(_ frame: ByteBuffer) -> CallContext {
-        var context = (try? JSONDecoder().decode(ContextProbe.self, from: frame))?.params?.context
-            ?? CallContext(requestID: "-")
-        context.logger = logger
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
-        return context
+    private static func decodeContext(_ frame: ByteBuffer) -> CallContext {
+        (try? JSONDecoder().decode(ContextProbe.self, from: frame))?.params?.context ?? CallContext(requestID: "-")
     }
 
     private func rpcError(for error: any Error, method: String, context: CallContext) -> RPCError {

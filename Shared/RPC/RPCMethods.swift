@@ -5,7 +5,14 @@ import NIOFoundationCompat
 
 /// The methods a service answers, by name. Each handler gets its typed input and the caller's context.
 public struct RPCMethods: Sendable {
-    typealias Handler = @Sendable (_ request: ByteBuffer, _ id: RPCID?, _ context: CallContext) async throws -> ByteBuffer
+    /// A request as the dispatcher read it: the frame, its members when the fast parser read them, and its id.
+    struct Request: Sendable {
+        var frame: ByteBuffer
+        var fields: [String: JSONValue]?
+        var id: RPCID?
+    }
+
+    typealias Handler = @Sendable (_ request: Request, _ context: CallContext) async throws -> ByteBuffer
 
     private(set) var handlers: [String: Handler] = [:]
 
@@ -20,23 +27,52 @@ public struct RPCMethods: Sendable {
         _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {
         precondition(handlers[name] == nil, "RPC method \(name) registered twice")
-        handlers[name] = { request, id, context in
-            let params: RPCParams<Input>
-            do {
-                let envelope = try JSONDecoder().decode(RPCParamsEnvelope<Input>.self, from: request)
-                if let decoded = envelope.params {
-                    params = decoded
-                } else if let empty = Empty() as? Input {
-                    params = RPCParams(context: context, input: empty)
-                } else {
-                    throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: params is required")
-                }
-            } catch let error as DecodingError {
-                throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: \(describe(error))")
+        handlers[name] = { request, context in
+            let input: Input
+            if let fields = request.fields, let fast = Self.input(Input.self, from: fields["params"]) {
+                input = fast
+            } else {
+                input = try Self.decodeInput(Input.self, from: request.frame, context: context)
             }
-            let output = try await handler(params.input, context)
-            return try JSONEncoder().encodeAsByteBuffer(RPCResponse(id: id, result: output), allocator: ByteBufferAllocator())
+            let output = try await handler(input, context)
+            return try Self.encode(output, id: request.id)
         }
+    }
+
+    /// The input straight from the parsed frame, for the inputs most calls carry; nil sends the caller to `JSONDecoder`.
+    static func input<Input>(_ type: Input.Type, from params: JSONValue?) -> Input? {
+        if Input.self == HTTPInput.self {
+            return HTTPInput(json: params?["input"]) as? Input
+        }
+        if Input.self == Empty.self {
+            switch params?["input"] {
+            case nil, .object?: return Empty() as? Input
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The `JSONDecoder` reading, whose errors name the member that is wrong.
+    static func decodeInput<Input: Codable & Sendable>(_ type: Input.Type, from frame: ByteBuffer, context: CallContext) throws -> Input {
+        do {
+            let envelope = try JSONDecoder().decode(RPCParamsEnvelope<Input>.self, from: frame)
+            if let decoded = envelope.params { return decoded.input }
+            if let empty = Empty() as? Input { return empty }
+            throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: params is required")
+        } catch let error as DecodingError {
+            throw RPCError(.invalidParams, reason: "invalid_params", message: "invalid params: \(describe(error))")
+        }
+    }
+
+    static func encode<Output: Encodable & Sendable>(_ output: Output, id: RPCID?) throws -> ByteBuffer {
+        if let value = output as? JSONValue {
+            var frame: [UInt8] = []
+            frame.reserveCapacity(256)
+            JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "result": value]).write(into: &frame)
+            return ByteBuffer(bytes: frame)
+        }
+        return try JSONEncoder().encodeAsByteBuffer(RPCResponse(id: id, result: output), allocator: ByteBufferAllocator())
     }
 
     /// Merges another set of methods (the runtime's `system.*` ones, say).

@@ -84,10 +84,7 @@ extension RouteForwarder {
     }
 
     private func sealed(_ body: JSONValue, status: HTTPResponse.Status, keys: SessionKeys) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        let json = (try? encoder.encode(body)) ?? Data("{}".utf8)
-        let text = EncryptedPayload.seal(json, keys: keys).base64
+        let text = EncryptedPayload.seal(Data(body.jsonBytes), keys: keys).base64
         return Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 }

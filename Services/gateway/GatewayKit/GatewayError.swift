@@ -56,12 +56,9 @@ public struct GatewayError: Error, HTTPResponseError, Sendable {
 
 enum JSONResponse {
     static func make(_ body: JSONValue, status: HTTPResponse.Status) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
-        return Response(
+        Response(
             status: status,
             headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
     }
 }

@@ -158,13 +158,12 @@ struct RouteForwarder: Sendable {
 
     /// A JSON body, within the depth limit.
     static func json(_ data: Data, style: APIStyle) throws -> JSONValue {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
-            throw style.malformedBody("The request body is not valid JSON")
+        do {
+            return try JSONValue.parse(data, maximumDepth: maximumJSONDepth)
+        } catch {
+            throw style.malformedBody(error.reason == .tooDeep
+                ? "The request body nests deeper than \(maximumJSONDepth) levels" : "The request body is not valid JSON")
         }
-        guard depth(of: value) <= maximumJSONDepth else {
-            throw style.malformedBody("The request body nests deeper than \(maximumJSONDepth) levels")
-        }
-        return value
     }
 
     /// `a=1&b=x+y` as `{"a":"1","b":"x y"}`; nil when a part is not valid percent-encoding.
@@ -179,14 +178,6 @@ struct RouteForwarder: Sendable {
             fields[name] = .string(value)
         }
         return .object(fields)
-    }
-
-    static func depth(of value: JSONValue) -> Int {
-        switch value {
-        case .array(let items): 1 + (items.map(depth).max() ?? 0)
-        case .object(let fields): 1 + (fields.values.map(depth).max() ?? 0)
-        default: 0
-        }
     }
 
     func pathParameters(_ context: GatewayRequestContext) -> [String: String] {

@@ -1,0 +1,183 @@
+import Foundation
+
+/// The messages every call carries, read from and written to ``JSONValue`` trees directly: the frame is parsed once
+/// (``JSONValue/parse(_:maximumDepth:)``) and each part taken from the tree, instead of a `JSONDecoder` pass per
+/// part. Each reader returns nil for anything unusual; the caller then takes the `Codable` path, whose errors name
+/// the member that is wrong.
+extension RPCID {
+    init?(json: JSONValue) {
+        switch json {
+        case .int(let number): self = .number(number)
+        case .string(let text): self = .string(text)
+        default: return nil
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case .number(let number): .int(number)
+        case .string(let text): .string(text)
+        }
+    }
+}
+
+extension CallContext {
+    /// nil when absent or not exactly the shape ``CallContext`` decodes.
+    init?(json: JSONValue?) {
+        guard case .object(let fields) = json, case .string(let requestID) = fields["requestId"] else { return nil }
+        var milliseconds: Int64?
+        switch fields["deadline"] {
+        case nil, .null?: milliseconds = nil
+        case .int(let value)?: milliseconds = value
+        default: return nil
+        }
+        var principal: Principal?
+        switch fields["principal"] {
+        case nil, .null?: principal = nil
+        case let value?:
+            guard let decoded = Principal(json: value) else { return nil }
+            principal = decoded
+        }
+        var credential: Credential?
+        switch fields["credential"] {
+        case nil, .null?: credential = nil
+        case let value?:
+            guard let decoded = Credential(json: value) else { return nil }
+            credential = decoded
+        }
+        self.init(requestID: requestID, principal: principal, credential: credential)
+        self.deadline = milliseconds
+    }
+
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["requestId": .string(requestID)]
+        if let deadline { fields["deadline"] = .int(deadline) }
+        if let principal { fields["principal"] = principal.json }
+        if let credential { fields["credential"] = credential.json }
+        return .object(fields)
+    }
+}
+
+extension Principal {
+    init?(json: JSONValue) {
+        guard case .object(let fields) = json, case .string(let kind) = fields["kind"], case .string(let id) = fields["id"] else { return nil }
+        var session: String?
+        switch fields["session"] {
+        case nil, .null?: session = nil
+        case .string(let text)?: session = text
+        default: return nil
+        }
+        guard case .array(let items) = fields["scopes"] else { return nil }
+        var scopes: [String] = []
+        for item in items {
+            guard case .string(let scope) = item else { return nil }
+            scopes.append(scope)
+        }
+        self.init(kind: kind, id: id, session: session, scopes: scopes)
+    }
+
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["kind": .string(kind), "id": .string(id), "scopes": .array(scopes.map { .string($0) })]
+        if let session { fields["session"] = .string(session) }
+        return .object(fields)
+    }
+}
+
+extension Credential {
+    init?(json: JSONValue) {
+        guard case .object(let fields) = json, case .string(let token) = fields["token"] else { return nil }
+        switch fields["expectedKind"] {
+        case nil, .null?: self.init(token: token)
+        case .string(let kind)?: self.init(token: token, expectedKind: kind)
+        default: return nil
+        }
+    }
+
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["token": .string(token)]
+        if let expectedKind { fields["expectedKind"] = .string(expectedKind) }
+        return .object(fields)
+    }
+}
+
+extension HTTPInput {
+    /// nil when a member is missing or of another shape.
+    init?(json: JSONValue?) {
+        guard case .object(let fields) = json, let body = fields["body"] else { return nil }
+        guard case .object(let pathFields) = fields["path"] else { return nil }
+        var path: [String: String] = [:]
+        for (name, value) in pathFields {
+            guard case .string(let text) = value else { return nil }
+            path[name] = text
+        }
+        guard case .object(let queryFields) = fields["query"] else { return nil }
+        var query: [String: [String]] = [:]
+        for (name, value) in queryFields {
+            guard case .array(let items) = value else { return nil }
+            var texts: [String] = []
+            for item in items {
+                guard case .string(let text) = item else { return nil }
+                texts.append(text)
+            }
+            query[name] = texts
+        }
+        var headers: [String: String] = [:]
+        switch fields["headers"] {
+        case nil: break
+        case .object(let headerFields)?:
+            for (name, value) in headerFields {
+                guard case .string(let text) = value else { return nil }
+                headers[name] = text
+            }
+        default: return nil
+        }
+        var cursor: String?
+        switch fields["cursor"] {
+        case nil, .null?: cursor = nil
+        case .string(let text)?: cursor = text
+        default: return nil
+        }
+        self.init(body: body, path: path, query: query, headers: headers, cursor: cursor)
+    }
+
+    var json: JSONValue {
+        var fields: [String: JSONValue] = [
+            "body": body,
+            "path": .object(path.mapValues { .string($0) }),
+            "query": .object(query.mapValues { .array($0.map { .string($0) }) }),
+        ]
+        if !headers.isEmpty { fields["headers"] = .object(headers.mapValues { .string($0) }) }
+        if let cursor { fields["cursor"] = .string(cursor) }
+        return .object(fields)
+    }
+}
+
+extension RPCErrorObject {
+    init?(json: JSONValue?) {
+        guard case .object(let fields) = json, case .int(let code) = fields["code"], case .string(let message) = fields["message"] else { return nil }
+        var data: RPCErrorData?
+        if case .object(let dataFields)? = fields["data"] {
+            guard case .string(let reason) = dataFields["reason"] else { return nil }
+            var retryAfter: Int?
+            switch dataFields["retryAfter"] {
+            case nil, .null?: retryAfter = nil
+            case .int(let seconds)?: retryAfter = Int(exactly: seconds)
+            default: return nil
+            }
+            let details = dataFields["details"].flatMap { $0.isNull ? nil : $0 }
+            data = RPCErrorData(reason: reason, details: details, retryAfter: retryAfter)
+        }
+        self.init(code: Int(truncatingIfNeeded: code), message: message, data: data)
+    }
+}
+
+/// Inputs whose frame the client writes from a ``JSONValue`` tree instead of through `JSONEncoder`.
+protocol JSONValueConvertible {
+    var json: JSONValue { get }
+}
+
+extension HTTPInput: JSONValueConvertible {}
+extension Empty: JSONValueConvertible {
+    var json: JSONValue { .object([:]) }
+}
+

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import CustodianRPC
+
+/// The hot path's JSON reader and writer must read and write exactly what Foundation's `JSONDecoder` and
+/// `JSONEncoder` (sorted keys, unescaped slashes) read and write: answers keep their bytes, uploads their hashes.
+@Suite("JSON values: the fast reader and writer agree with Foundation")
+struct JSONValueCodecTests {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static let texts = [
+        #"{"b":1,"a":[true,false,null,"x"],"B":{"z":-0.0,"y":5.0,"x":1e3,"w":1.5,"v":-9223372036854775808,"u":9223372036854775808}}"#,
+        #"["a\u0001b\n\t\"\\/é\u007f\u2028\ud83d\ude00", "\b\f\r", "", " spaces ", "😀", "\u00e9"]"#,
+        #"[0, -0, 1E2, 2.0e-1, 0.1, 123456789012345678901234567890, 1e-7, 1e21, 5e-324, 1.7976931348623157e308]"#,
+        "  {\"nested\": [[[[{\"deep\": [1, 2, {\"k\": \"v\"}]}]]]], \"é\": 4, \"aa\": 5}  ",
+        #"{"dup":1,"dup":2}"#, "[1,]", #"{"a":1 , }"#,
+        "\"just a string\"", "42", "null", "true",
+    ]
+
+    @Test(arguments: texts)
+    func readsAsFoundationReads(text: String) throws {
+        let ours = try JSONValue.parse(Array(text.utf8))
+        let theirs = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(ours == theirs, "\(text)")
+    }
+
+    @Test(arguments: texts)
+    func writesAsFoundationWrites(text: String) throws {
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        let ours = String(decoding: value.jsonBytes, as: UTF8.self)
+        let theirs = String(decoding: try Self.encoder.encode(value), as: UTF8.self)
+        #expect(ours == theirs)
+    }
+
+    @Test func everyControlCharacterAndRandomStringsAreWrittenAlike() throws {
+        var generator = SystemRandomNumberGenerator()
+        var strings = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        for _ in 0..<200 {
+            let length = Int.random(in: 0..<20, using: &generator)
+            strings.append(String((0..<length).map { _ in Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)).flatMap { $0 } ?? "x") }))
+        }
+        for string in strings {
+            let value = JSONValue.string(string)
+            #expect(String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: try Self.encoder.encode(value), as: UTF8.self), "\(Array(string.unicodeScalars))")
+            #expect(try JSONValue.parse(value.jsonBytes) == value)
+        }
+        for _ in 0..<500 {
+            let double = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator))
+            guard double.isFinite else { continue }
+            let value = JSONValue.double(double)
+            #expect(String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: try Self.encoder.encode(value), as: UTF8.self))
+        }
+    }
+
+    @Test func malformedTextIsRefusedWhereFoundationRefusesIt() {
+        for text in ["", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"", "\"\\ud800\"",
+                     "[1] 2", "1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2"] {
+            #expect(throws: JSONValue.ParseError.self, "\(text)") { try JSONValue.parse(Array(text.utf8)) }
+            #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == nil, "Foundation reads \(text)")
+        }
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse([0xFF, 0x22]) }
+        #expect(throws: JSONValue.ParseError(reason: .invalidUTF8, offset: 1)) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func depthIsLimited() throws {
+        let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
+        #expect(throws: JSONValue.ParseError(reason: .tooDeep, offset: 32)) { try JSONValue.parse(Array(deep.utf8), maximumDepth: 32) }
+        _ = try JSONValue.parse(Array(deep.utf8), maximumDepth: 33)
+    }
+}
