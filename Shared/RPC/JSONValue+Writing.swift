@@ -9,27 +9,29 @@ extension JSONValue {
         return output
     }
 
-    public func write(into output: inout [UInt8]) {
+    /// `escapingSlashes`: `/` as `\/`, as `JSONEncoder` writes it without `.withoutEscapingSlashes` (the form
+    /// upload hashes were first taken of, which a retry must match).
+    public func write(into output: inout [UInt8], escapingSlashes: Bool = false) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .int(let value): output.append(contentsOf: String(value).utf8)
         case .double(let value): Self.write(value, into: &output)
-        case .string(let value): Self.write(value, into: &output)
+        case .string(let value): Self.write(value, into: &output, escapingSlashes: escapingSlashes)
         case .array(let items):
             output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                item.write(into: &output)
+                item.write(into: &output, escapingSlashes: escapingSlashes)
             }
             output.append(UInt8(ascii: "]"))
         case .object(let fields):
             output.append(UInt8(ascii: "{"))
             for (index, key) in fields.keys.sorted().enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.write(key, into: &output)
+                Self.write(key, into: &output, escapingSlashes: escapingSlashes)
                 output.append(UInt8(ascii: ":"))
-                fields[key]!.write(into: &output)
+                fields[key]!.write(into: &output, escapingSlashes: escapingSlashes)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -44,10 +46,11 @@ extension JSONValue {
 
     /// A string literal: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, the rest
     /// (slashes and non-ASCII included) as it is.
-    public static func write(_ text: String, into output: inout [UInt8]) {
+    public static func write(_ text: String, into output: inout [UInt8], escapingSlashes: Bool = false) {
         output.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
+            case UInt8(ascii: "/") where escapingSlashes: output.append(contentsOf: [0x5C, 0x2F])
             case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])

@@ -49,6 +49,20 @@ struct TwomesTimeBoundsTests {
         }
     }
 
+    /// The civil-calendar arithmetic agrees with Foundation's calendar, second by second across leap years.
+    @Test func renderedAsTheCalendarWouldRenderIt() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        var generator = SystemRandomNumberGenerator()
+        let samples = [0, 1, 59, 86399, 86400, 951_782_400, 951_868_799, 4_102_444_799, 1_622_991_068] + (0..<2000).map { _ in Int.random(in: 0...4_102_444_800, using: &generator) }
+        for seconds in samples {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds) + 0.75)
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d+00:00", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+            #expect(TwomesTime.render(date) == expected, "\(seconds)")
+        }
+    }
+
     @Test func intervalsAreBounded() throws {
         let location = ["body", "property_measurements", "0", "interval"]
         #expect(try TwomesTime.parseInterval(.string("00:10:00"), at: location) == 600)

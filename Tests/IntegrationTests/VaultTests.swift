@@ -247,6 +247,19 @@ extension PlatformTests {
             #expect(first.status == 200)
             #expect(retry.text == first.text, "the retry answers with the first ids")
             #expect(try await platform.request(.GET, "/api/repos/oyd.batch/items", headers: auth).headers.first(name: "Total-Count") == "2")
+
+            // One batch that holds a record twice, a retried one and a bad one: the copy gets the first one's id.
+            let fresh = try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":9}"#]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let mixed = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: "[\(fresh),\(fresh),\(records[0]),{\"version\":\"0.4\"}]", headers: auth)
+            #expect(mixed.status == 400)
+            let responses = try #require(mixed.json?["responses"] as? [[String: Any]])
+            let firstIDs = try #require(first.json?["responses"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
+            #expect(responses.count == 4)
+            #expect(responses[0]["id"] as? Int != nil && responses[0]["id"] as? Int == responses[1]["id"] as? Int)
+            #expect(responses[2]["id"] as? Int == firstIDs.first)
+            #expect(responses[3]["status"] as? Int == 400)
+            #expect(try await platform.request(.GET, "/api/repos/oyd.batch/items", headers: auth).headers.first(name: "Total-Count") == "3")
         }
 
         @Test func adminRoutesValidateTheirInput() async throws {

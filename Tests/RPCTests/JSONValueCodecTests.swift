@@ -36,6 +36,16 @@ struct JSONValueCodecTests {
         #expect(ours == theirs)
     }
 
+    @Test(arguments: texts)
+    func writesWithEscapedSlashesAsFoundationWritesWithSortedKeysAlone(text: String) throws {
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        var ours: [UInt8] = []
+        value.write(into: &ours, escapingSlashes: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(String(decoding: ours, as: UTF8.self) == String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     @Test func everyControlCharacterAndRandomStringsAreWrittenAlike() throws {
         var generator = SystemRandomNumberGenerator()
         var strings = (0..<128).map { String(UnicodeScalar(UInt8($0))) }

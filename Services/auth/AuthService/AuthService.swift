@@ -33,7 +33,9 @@ public enum AuthService {
         methods.register("auth.vaultUsers.create", input: HTTPInput.self) { try await vaultUsers.create($0, context: $1) }
         methods.register("auth.vaultUsers.changePassword", input: HTTPInput.self) { try await vaultUsers.changePassword($0, context: $1) }
         methods.register("auth.lemon.handshake", input: HTTPInput.self) { try await handshake.run($0, context: $1) }
-        methods.register("auth.lemon.keys", input: HTTPInput.self) { _, _ in LemonKeys.published(serverKeys) }
+        // The keys do not change while the process runs: their public halves are worked out once.
+        let publishedKeys = LemonKeys.published(serverKeys)
+        methods.register("auth.lemon.keys", input: HTTPInput.self) { _, _ in publishedKeys }
         methods.register(SessionContract.keysMethod, input: SessionInput.self) { try await sessions.keys($0, context: $1) }
         methods.register(SessionContract.useMethod, input: SessionInput.self) { try await sessions.use($0, context: $1) }
         methods.register("auth.lemon.device.delete", input: HTTPInput.self) { try await lemonDevices.delete($0, context: $1) }

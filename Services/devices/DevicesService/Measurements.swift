@@ -178,11 +178,13 @@ struct Measurements: Sendable {
         }
     }
 
-    /// The body with sorted keys, so that the same upload hashes the same however its client ordered it.
+    /// The body with sorted keys, so that the same upload hashes the same however its client ordered it (and as
+    /// `JSONEncoder` with sorted keys wrote it when the first uploads were hashed).
     static func canonical(_ body: JSONValue) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(body)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        body.write(into: &bytes, escapingSlashes: true)
+        return Data(bytes)
     }
 }
 

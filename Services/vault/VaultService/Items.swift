@@ -33,12 +33,25 @@ struct Items: Sendable {
         guard !records.isEmpty else { throw RPCError.badRequest("The batch is empty", reason: "invalid_request") }
         let repo = try await repos.access(input, context: context, need: .write, createIfMissing: true)
 
-        var responses: [JSONValue] = []
+        // Every record is checked first; the good ones are stored in one statement, the others answered with
+        // their problem (the good ones are written all the same, as the document's batch answers show).
+        var checked: [Result<Checked, RPCError>] = []
         for record in records {
             do {
-                let id = try await store(record, repo: repo, logger: context.logger)
-                responses.append(["id": .int(id), "status": 200])
+                checked.append(.success(try Self.check(record)))
             } catch let error as RPCError where error.code == .badRequest {
+                checked.append(.failure(error))
+            }
+        }
+        let valid = checked.compactMap { try? $0.get() }
+        var ids = try await store(valid, repo: repo, logger: context.logger).makeIterator()
+        var responses: [JSONValue] = []
+        for result in checked {
+            switch result {
+            case .success:
+                guard let id = ids.next() else { throw RPCError.internal("item was not stored") }
+                responses.append(["id": .int(id), "status": 200])
+            case .failure(let error):
                 responses.append(["error": .string(error.message), "status": 400])
             }
         }
@@ -50,12 +63,15 @@ struct Items: Sendable {
         return try Self.json(["processed": .int(Int64(records.count)), "responses": .array(responses)], status: allWritten ? 200 : 400)
     }
 
-    /// Stores one record; an encrypted record whose nonce the repo holds already is not stored again.
-    private func store(_ record: JSONValue, repo: Repos.Repo, logger: Logger) async throws -> Int64 {
+    /// A record ready to store: its JSON text and, for an encrypted record, its nonce.
+    struct Checked: Sendable {
+        var text: String
+        var nonce: String?
+    }
+
+    static func check(_ record: JSONValue) throws -> Checked {
         guard case .object(let fields) = record else { throw RPCError.badRequest("A record must be a JSON object") }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(record), as: UTF8.self)
+        let text = String(decoding: record.jsonBytes, as: UTF8.self)
         guard text.utf8.count <= Self.maximumRecordBytes else {
             throw RPCError.badRequest("A record may have at most \(Self.maximumRecordBytes) bytes")
         }
@@ -69,17 +85,63 @@ struct Items: Sendable {
             }
             nonce = given.lowercased()
         }
-        let rows = try await database.query(
+        return Checked(text: text, nonce: nonce)
+    }
+
+    /// Stores the records in one statement and returns their ids in order. An encrypted record whose nonce the repo
+    /// holds already (a retry) is not stored again: it gets the first copy's id.
+    private func store(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
+        guard !records.isEmpty else { return [] }
+        let rows = try await database.execute(
+            StoreItems(repoID: repo.id, values: records.map(\.text), nonces: records.map(\.nonce)), logger: logger)
+        var ids = [Int64?](repeating: nil, count: records.count)
+        for (position, id) in rows where position >= 1 && position <= records.count { ids[position - 1] = id }
+        // A nonce given twice in one batch: the statement does not see its own first copy, but the answer does.
+        var firstByNonce: [String: Int64] = [:]
+        for (index, record) in records.enumerated() {
+            if let nonce = record.nonce {
+                if let id = ids[index] { firstByNonce[nonce] = firstByNonce[nonce] ?? id } else { ids[index] = firstByNonce[nonce] }
+            }
+        }
+        return try ids.map { id in
+            guard let id else { throw RPCError.internal("item was not stored") }
+            return id
+        }
+    }
+
+    /// The batch as one prepared statement: ids drawn in the batch's order, rows inserted, a retried nonce's first
+    /// id looked up.
+    struct StoreItems: PostgresPreparedStatement {
+        static let sql = """
+            WITH incoming AS (
+                SELECT nextval('vault.items_id_seq') AS id, r.position, r.value, NULLIF(r.nonce, '') AS nonce
+                FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(value, nonce, position)),
+            inserted AS (
+                INSERT INTO vault.items (id, repo_id, value, nonce)
+                SELECT id, $1, value::jsonb, nonce FROM incoming ORDER BY position
+                ON CONFLICT (repo_id, nonce) DO NOTHING RETURNING id)
+            SELECT i.position::integer,
+                   CASE WHEN n.id IS NOT NULL THEN i.id ELSE (SELECT e.id FROM vault.items e WHERE e.repo_id = $1 AND e.nonce = i.nonce) END
+            FROM incoming i LEFT JOIN inserted n ON n.id = i.id ORDER BY i.position
             """
-            INSERT INTO vault.items (repo_id, value, nonce) VALUES (\(repo.id), \(text)::jsonb, \(nonce))
-            ON CONFLICT (repo_id, nonce) DO NOTHING RETURNING id
-            """, logger: logger)
-        for try await id in rows.decode(Int64.self) { return id }
-        // A retry: the first copy's id.
-        for try await id in try await database.query(
-            "SELECT id FROM vault.items WHERE repo_id = \(repo.id) AND nonce = \(nonce)", logger: logger
-        ).decode(Int64.self) { return id }
-        throw RPCError.internal("item was not stored")
+        typealias Row = (Int, Int64?)
+
+        var repoID: Int64
+        var values: [String]
+        /// A record without a nonce (not encrypted) has the empty string here: arrays carry no NULLs this way.
+        var nonces: [String?]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(repoID)
+            bindings.append(values)
+            bindings.append(nonces.map { $0 ?? "" })
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
     }
 
     struct Page {
