@@ -275,6 +275,11 @@ let package = Package(
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `custodian bench`: a bare Hummingbird app for the split tax, COPY for the batch writes.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -7,5 +7,5 @@ struct Custodian: AsyncParsableCommand {
         commandName: "custodian",
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
-        subcommands: [Up.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self])
+        subcommands: [Up.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self])
 }

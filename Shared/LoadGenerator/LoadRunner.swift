@@ -36,6 +36,9 @@ public struct LoadOutput: Sendable {
         self.line = line
         self.progress = progress
     }
+
+    /// Says nothing: a benchmark prints its own table.
+    public static let quiet = LoadOutput(line: { _ in }, progress: { _ in })
 }
 
 public enum LoadRunner {
@@ -48,6 +51,13 @@ public enum LoadRunner {
         for (kind, weight) in plan.scenarios {
             prepared.append((try await kind.prepare(client: client, clients: plan.clients, log: output.line), weight))
         }
+        return try await run(plan, prepared: prepared, client: client, output: output, processes: processes, memoryAtStart: memoryAtStart)
+    }
+
+    /// Runs the plan with scenarios set up already (a benchmark's own workloads).
+    public static func run(_ plan: LoadPlan, prepared: [(scenario: any Scenario, weight: Int)], client: LoadClient, output: LoadOutput,
+                           processes: [String: Int32] = [:], memoryAtStart: [String: Int]? = nil) async throws -> LoadReport {
+        let memoryAtStart = memoryAtStart ?? ProcessMemory.read(processes)
         let schedule = weightedSchedule(prepared.map(\.weight))
         let scenarios = prepared.map(\.scenario)
         let slots = scenarios.map(Slot.init)

@@ -19,7 +19,7 @@ public final class Recorder: Sendable {
             operations[outcome.kind, default: 0] += 1
             if let status = outcome.status {
                 statuses[status, default: 0] += 1
-                if !(200..<300).contains(status) { errors += 1 }
+                if !outcome.succeeded { errors += 1 }
             } else {
                 failures[outcome.failure ?? "no answer", default: 0] += 1
                 errors += 1

@@ -17,16 +17,22 @@ public struct OperationOutcome: Sendable {
     public var kind: String
     public var status: Int?
     public var failure: String?
+    /// The status this operation should get, when it is not a 2xx (a benchmark of a refusal).
+    public var expectedStatus: Int?
 
-    public static func answered(_ kind: String, _ status: Int) -> OperationOutcome {
-        OperationOutcome(kind: kind, status: status, failure: nil)
+    public static func answered(_ kind: String, _ status: Int, expected: Int? = nil) -> OperationOutcome {
+        OperationOutcome(kind: kind, status: status, failure: nil, expectedStatus: expected)
     }
 
     public static func failed(_ kind: String, _ error: any Error) -> OperationOutcome {
-        OperationOutcome(kind: kind, status: nil, failure: String(describing: error).prefix(200).description)
+        OperationOutcome(kind: kind, status: nil, failure: String(describing: error).prefix(200).description, expectedStatus: nil)
     }
 
-    public var succeeded: Bool { status.map { (200..<300).contains($0) } ?? false }
+    public var succeeded: Bool {
+        guard let status else { return false }
+        if let expectedStatus { return status == expectedStatus }
+        return (200..<300).contains(status)
+    }
 }
 
 /// The read-back of one scenario's writes.

@@ -37,6 +37,7 @@ final class EndpointPool: Sendable {
     }
 
     func connection() async throws -> RPCConnection {
+        var started: EventLoopPromise<RPCConnection>?
         let next: Next = state.withLock { state in
             if state.closed {
                 return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "client is shut down"))
@@ -49,11 +50,16 @@ final class EndpointPool: Sendable {
                 if let downUntil = state.downUntil, downUntil > .now(), best == nil {
                     return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "replica marked down after a failed connect"))
                 }
-                state.connecting = startConnecting()
+                // The connect starts once the lock is released: its completion may run at once, on this thread,
+                // and takes the lock itself.
+                let promise = eventLoopGroup.any().makePromise(of: RPCConnection.self)
+                started = promise
+                state.connecting = promise.futureResult
             }
             if let best { return .use(best) }
             return .wait(state.connecting!)
         }
+        if let started { startConnecting(completing: started) }
         switch next {
         case .use(let connection): return connection
         case .wait(let future): return try await future.get()
@@ -61,7 +67,7 @@ final class EndpointPool: Sendable {
         }
     }
 
-    private func startConnecting() -> EventLoopFuture<RPCConnection> {
+    private func startConnecting(completing promise: EventLoopPromise<RPCConnection>) {
         let future = RPCConnection.connect(
             to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoopGroup: eventLoopGroup)
         future.whenComplete { result in
@@ -78,8 +84,8 @@ final class EndpointPool: Sendable {
                 return nil
             }
             orphan?.close()
+            promise.completeWith(result)
         }
-        return future
     }
 
     /// Forgets a replica whose calls failed at the transport level.

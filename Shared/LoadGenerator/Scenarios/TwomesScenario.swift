@@ -7,6 +7,13 @@ import Synchronization
 struct TwomesScenario: Scenario {
     let name = "twomes"
 
+    /// What the devices upload: the mix of a real fleet, only heartbeats, or batches of n measurements.
+    enum Shape: Sendable {
+        case fleet
+        case heartbeats
+        case batches(Int)
+    }
+
     final class Device: Sendable {
         let name: String
         let sessionToken: String
@@ -29,12 +36,14 @@ struct TwomesScenario: Scenario {
     static let fixedIntervalCount = 10
 
     let devices: [Device]
+    var shape = Shape.fleet
     let ledger = Ledger<Measurement>()
 
-    static func prepare(client: LoadClient, devices count: Int, log: @escaping @Sendable (String) -> Void) async throws -> TwomesScenario {
+    static func prepare(client: LoadClient, devices count: Int, shape: Shape = .fleet,
+                        log: @escaping @Sendable (String) -> Void) async throws -> TwomesScenario {
         let devices = try await concurrently(Array(0..<count)) { _ in try await provision(client) }
         log("twomes     \(devices.count) accounts with a device each, activated")
-        return TwomesScenario(devices: devices)
+        return TwomesScenario(devices: devices, shape: shape)
     }
 
     /// Phases A–E of the seed, as the researcher, the app and the device make them.
@@ -55,9 +64,19 @@ struct TwomesScenario: Scenario {
 
     func operation(_ number: Int, client: LoadClient) async -> OperationOutcome {
         let device = devices[number % devices.count]
-        let fixed = number % 10 == 9
-        let kind = fixed ? "fixed-interval" : "heartbeat"
-        let count = fixed ? Self.fixedIntervalCount : 1
+        let fixed: Bool
+        let count: Int
+        let kind: String
+        switch shape {
+        case .fleet:
+            fixed = number % 10 == 9
+            count = fixed ? Self.fixedIntervalCount : 1
+            kind = fixed ? "fixed-interval" : "heartbeat"
+        case .heartbeats:
+            (fixed, count, kind) = (false, 1, "heartbeat")
+        case .batches(let size):
+            (fixed, count, kind) = (false, size, "batch")
+        }
         let start = device.nextSecond.wrappingAdd(count, ordering: .relaxed).oldValue
         let seconds = (start..<start + count).map { Self.firstSecond + $0 }
         let now = Int(Date().timeIntervalSince1970)
@@ -66,7 +85,8 @@ struct TwomesScenario: Scenario {
             let values = (0..<count).map { "\"\($0)\"" }.joined(separator: ",")
             body = #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","timestamp":\#(seconds[0]),"timestamp_type":"start","interval":1,"measurements":[\#(values)]}]}"#
         } else {
-            body = #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(seconds[0]),"value":"0"}]}]}"#
+            let measurements = seconds.map { #"{"timestamp":\#($0),"value":"0"}"# }.joined(separator: ",")
+            body = #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","measurements":[\#(measurements)]}]}"#
         }
         do {
             let reply = try await client.send(.POST, "/device/measurements/\(fixed ? "fixed" : "variable")-interval", json: body,

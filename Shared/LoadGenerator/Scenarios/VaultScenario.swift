@@ -12,28 +12,32 @@ struct VaultScenario: Scenario {
     struct User: Sendable {
         var accessToken: String
         var publicKey: String
+        var repoID: Int
     }
 
     let users: [User]
     let ledger = Ledger<String>()
 
     static func prepare(client: LoadClient, users count: Int, log: @escaping @Sendable (String) -> Void) async throws -> VaultScenario {
-        let users = try await concurrently(Array(0..<count), width: 4) { _ in
-            let email = "loadgen-\(UUID().uuidString.prefix(12).lowercased())@example.org"
-            let password = UUID().uuidString
-            let user = try await client.setupJSON("POST /admin/v1/vault/users", .POST, "/admin/v1/vault/users",
-                                                  json: #"{"email":"\#(email)","name":"Load generator","password":"\#(password)"}"#, admin: true)
-            guard let id = user["id"] as? Int else { throw SetupError("POST /admin/v1/vault/users gave no id") }
-            let repo = try await client.setupJSON("POST …/repos", .POST, "/admin/v1/vault/users/\(id)/repos", json: #"{"identifier":"\#(Self.repo)"}"#, admin: true)
-            guard let publicKey = repo["public_key"] as? String else { throw SetupError("the repo has no public key") }
-            let login = try await client.setupJSON("POST /oauth/token", .POST, "/oauth/token",
-                                                   body: OpenSenseScenario.form([("grant_type", "password"), ("email", email), ("password", password)]),
-                                                   headers: [("Content-Type", "application/x-www-form-urlencoded")])
-            guard let token = login["access_token"] as? String else { throw SetupError("the login gave no access token") }
-            return User(accessToken: token, publicKey: publicKey)
-        }
+        let users = try await concurrently(Array(0..<count), width: 4) { _ in try await createUser(client) }
         log("vault      \(users.count) users with a repo, logged in")
         return VaultScenario(users: users)
+    }
+
+    /// A user with the repo, logged in with the password as the app logs in.
+    static func createUser(_ client: LoadClient) async throws -> User {
+        let email = "loadgen-\(UUID().uuidString.prefix(12).lowercased())@example.org"
+        let password = UUID().uuidString
+        let user = try await client.setupJSON("POST /admin/v1/vault/users", .POST, "/admin/v1/vault/users",
+                                              json: #"{"email":"\#(email)","name":"Load generator","password":"\#(password)"}"#, admin: true)
+        guard let id = user["id"] as? Int else { throw SetupError("POST /admin/v1/vault/users gave no id") }
+        let repo = try await client.setupJSON("POST …/repos", .POST, "/admin/v1/vault/users/\(id)/repos", json: #"{"identifier":"\#(Self.repo)"}"#, admin: true)
+        guard let publicKey = repo["public_key"] as? String, let repoID = repo["id"] as? Int else { throw SetupError("the repo has no public key") }
+        let login = try await client.setupJSON("POST /oauth/token", .POST, "/oauth/token",
+                                               body: OpenSenseScenario.form([("grant_type", "password"), ("email", email), ("password", password)]),
+                                               headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        guard let token = login["access_token"] as? String else { throw SetupError("the login gave no access token") }
+        return User(accessToken: token, publicKey: publicKey, repoID: repoID)
     }
 
     func operation(_ number: Int, client: LoadClient) async -> OperationOutcome {

@@ -1,0 +1,332 @@
+import ArgumentParser
+import CustodianLoad
+import CustodianRPC
+import CustodianRuntime
+import CustodianVault
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import ServiceLifecycle
+
+/// `custodian bench`: figures measured side by side in one run, each a ratio or a curve (docs/benchmarks.md).
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measures the platform side by side: the RPC hop, batch writes against COPY, ingestion from 1 to 256 connections.",
+        discussion: """
+            split-tax: the same small handler (an OpenSense upload refused 400 for its missing device_id, no SQL) served \
+            in this process by a bare Hummingbird app, and through the gateway and one RPC hop to devices. \
+            batch-writes: vault items written through the API in batches of 1000, and the same rows copied with COPY \
+            into a table of the same shape. ingestion: Twomes heartbeat uploads with 1, 8, 32 and 256 connections, and \
+            uploads of 100 measurements with 8. Figures come from release builds (Deploy/dev/bench.sh); run the \
+            platform with CUSTODIAN_RATE_LIMITS=off.
+            """)
+
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case splitTax = "split-tax", batchWrites = "batch-writes", ingestion, all
+    }
+
+    @Argument(help: "split-tax, batch-writes, ingestion or all.") var part: Part = .all
+    @Option(help: "How long each measurement lasts.") var duration = "10s"
+    @Option(help: "Write the figures as JSON to this file.") var report: String?
+    @Option(help: "An administrator's database URL, for COPY (default: the private cluster of --data-dir).") var databaseURL: String?
+    @OptionGroup var connection: ServerConnection
+
+    func run() async throws {
+        guard let length = Configuration.parseDuration(duration), length > .zero else { throw ValidationError("--duration must be a duration such as 10s") }
+        let client = try connection.loadClient(connections: 256)
+        let outcome: Result<BenchReport, any Error>
+        do {
+            var result = BenchReport(server: connection.server, durationSeconds: length.seconds)
+            if part == .splitTax || part == .all { result.splitTax = try await SplitTaxBench(connection: connection, duration: length).run(client) }
+            if part == .batchWrites || part == .all {
+                result.batchWrites = try await BatchWriteBench(databaseURL: try databaseURL.map { try DatabaseURL($0) } ?? connection.privateClusterURL()).run(client)
+            }
+            if part == .ingestion || part == .all { (result.ingestion, result.ingestionLost) = try await IngestionBench(duration: length).run(client) }
+            outcome = .success(result)
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.shutdown()
+        let result = try outcome.mapError { CLIError("\($0)") }.get()
+        print(result.table)
+        if let report {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(result).write(to: URL(fileURLWithPath: report))
+        }
+        if result.errors > 0 || result.lost > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The figures of one `custodian bench` run.
+struct BenchReport: Codable {
+    struct SplitTax: Codable {
+        var inProcessPerSecond: Double
+        var gatewayPerSecond: Double
+        var ratio: Double
+        var inProcessP50Milliseconds: Double
+        var gatewayP50Milliseconds: Double
+        var addedP50Microseconds: Double
+        var errors: Int
+    }
+
+    struct BatchWrites: Codable {
+        var items: Int
+        var batchSize: Int
+        var apiItemsPerSecond: Double
+        var copyItemsPerSecond: Double
+        var ratio: Double
+        var lost: Int
+    }
+
+    struct Ingestion: Codable {
+        var connections: Int
+        var measurementsPerUpload: Int
+        var uploadsPerSecond: Double
+        var measurementsPerSecond: Double
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
+        var errors: Int
+    }
+
+    var server: String
+    var durationSeconds: Double
+    var splitTax: SplitTax?
+    var batchWrites: BatchWrites?
+    var ingestion: [Ingestion]?
+    var ingestionLost = 0
+
+    var errors: Int { (splitTax?.errors ?? 0) + (ingestion ?? []).map(\.errors).reduce(0, +) }
+    var lost: Int { (batchWrites?.lost ?? 0) + ingestionLost }
+
+    var table: String {
+        var lines: [String] = []
+        if let tax = splitTax {
+            lines.append("split-tax     in-process \(Int(tax.inProcessPerSecond))/s, through the gateway \(Int(tax.gatewayPerSecond))/s at 16 connections: "
+                         + String(format: "%.2f×", tax.ratio) + " (target ≥ 0.5×)")
+            lines.append("              p50 at 1 connection: " + String(format: "%.3f ms in-process, %.3f ms through the gateway: +%.0f µs (target ≤ 150 µs)",
+                                                                       tax.inProcessP50Milliseconds, tax.gatewayP50Milliseconds, tax.addedP50Microseconds))
+        }
+        if let writes = batchWrites {
+            lines.append("batch-writes  \(writes.items) vault items in batches of \(writes.batchSize): " + String(format: "%.0f items/s through the API, %.0f/s with COPY: %.0f%% (target ≥ 50%%)",
+                                                                                                            writes.apiItemsPerSecond, writes.copyItemsPerSecond, writes.ratio * 100))
+        }
+        for row in ingestion ?? [] {
+            lines.append(String(format: "ingestion     %3d connections, %3d measurement%@ an upload: %7.0f uploads/s, %8.0f measurements/s, p50 %6.2f ms, p99 %7.2f ms, %d errors",
+                                row.connections, row.measurementsPerUpload, (row.measurementsPerUpload == 1 ? "" : "s") as NSString,
+                                row.uploadsPerSecond, row.measurementsPerSecond, row.p50Milliseconds, row.p99Milliseconds, row.errors))
+        }
+        if ingestion != nil { lines.append("ingestion     read-back: \(ingestionLost) acknowledged measurements lost") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The RPC hop's cost: the same refusal served by a bare Hummingbird app here, and by `devices` behind the gateway.
+struct SplitTaxBench {
+    let connection: ServerConnection
+    let duration: Duration
+
+    func run(_ client: LoadClient) async throws -> BenchReport.SplitTax {
+        let certificate = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/cert.pem" : nil
+        let key = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/key.pem" : nil
+        return try await InProcessUploadServer.withServer(certificate: certificate, key: key) { baseURL in
+            let local = try LoadClient.make(baseURL: baseURL, adminToken: "", caFile: certificate, insecure: connection.insecure, connections: 16)
+            let scenario = Workloads.request("refused-upload", method: "POST", path: "/upload", body: "{}", expectedStatus: 400)
+            func measure(_ target: LoadClient, concurrency: Int) async throws -> LatencySummary {
+                let plan = LoadPlan(model: .closed(concurrency: concurrency), duration: duration, scenarios: [], clients: 0, verify: false)
+                return try await LoadRunner.run(plan, prepared: [(scenario, 1)], client: target, output: .quiet).total
+            }
+            let measured: Result<(LatencySummary, LatencySummary, LatencySummary, LatencySummary), any Error>
+            do {
+                // Side by side, alternating: a machine that slows down in between slows both.
+                measured = .success((try await measure(local, concurrency: 16), try await measure(client, concurrency: 16),
+                                     try await measure(local, concurrency: 1), try await measure(client, concurrency: 1)))
+            } catch {
+                measured = .failure(error)
+            }
+            await local.shutdown()
+            let (inProcess, gateway, inProcessSingle, gatewaySingle) = try measured.get()
+            return BenchReport.SplitTax(
+                inProcessPerSecond: inProcess.throughput, gatewayPerSecond: gateway.throughput,
+                ratio: inProcess.throughput > 0 ? gateway.throughput / inProcess.throughput : 0,
+                inProcessP50Milliseconds: inProcessSingle.p50Milliseconds, gatewayP50Milliseconds: gatewaySingle.p50Milliseconds,
+                addedP50Microseconds: (gatewaySingle.p50Milliseconds - inProcessSingle.p50Milliseconds) * 1000,
+                errors: inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors)
+        }
+    }
+}
+
+/// The in-process side of the split tax: what a monolith would do for `POST /upload {}` — read the body with the same
+/// JSON reader, find no `device_id`, answer the thesis' 400.
+enum InProcessUploadServer {
+    static func withServer<Result: Sendable>(certificate: String?, key: String?,
+                                             _ body: @Sendable (String) async throws -> Result) async throws -> Result {
+        let router = Router()
+        router.post("/upload") { request, _ -> Response in
+            let bytes = try await request.body.collect(upTo: 1024 * 1024)
+            let fields = try? JSONValue.parse(bytes.readableBytesView, maximumDepth: 32)
+            if case .object(let object)? = fields, case .string(let id)? = object["device_id"], !id.isEmpty {
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+            }
+            let answer = JSONValue.object(["error": "Missing device_id parameter"]).jsonBytes
+            return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
+        }
+        let server: HTTPServerBuilder
+        if let certificate, let key {
+            let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))))
+        } else {
+            server = .http1()
+        }
+        let port = PortBox()
+        var logger = Logger(label: "bench")
+        logger.logLevel = .warning
+        let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in port.set(channel.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            while port.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            let scheme = certificate == nil ? "http" : "https"
+            let result: Result
+            do {
+                result = try await body("\(scheme)://127.0.0.1:\(port.value)")
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        }
+    }
+
+    final class PortBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var port = 0
+        var value: Int { lock.withLock { port } }
+        func set(_ value: Int) { lock.withLock { port = value } }
+    }
+}
+
+/// Vault items through the API in batches of 1000, against COPY of the same rows into a table of the same shape.
+struct BatchWriteBench {
+    let databaseURL: DatabaseURL
+    static let batches = 10
+    static let batchSize = 1000
+
+    func run(_ client: LoadClient) async throws -> BenchReport.BatchWrites {
+        let account = try await Workloads.vaultAccount(client: client)
+        let records = try (0..<Self.batches * Self.batchSize).map { index in
+            try OYDRecord.seal(#"{"timestamp":"2017-12-28T01:10:22Z","latitude":15.4291,"longitude":47.0703,"datum":"EPSG:4326","n":\#(index)}"#,
+                               publicKeyHex: account.publicKey)
+        }
+        let encoder = JSONEncoder()
+        var apiSeconds = 0.0
+        var stored = 0
+        for batch in 0..<Self.batches {
+            let slice = Array(records[batch * Self.batchSize..<(batch + 1) * Self.batchSize])
+            let body = try encoder.encode(slice)
+            let started = ContinuousClock.now
+            let reply = try await client.send(.POST, "/api/repos/\(account.repo)/items", headers: [("Authorization", "Bearer \(account.accessToken)")], body: body)
+            apiSeconds += (ContinuousClock.now - started).seconds
+            guard reply.succeeded else { throw CLIError("a batch was refused: \(reply.status) \(reply.text.prefix(300))") }
+            stored += ((reply.json?["responses"] as? [[String: Any]]) ?? []).filter { $0["status"] as? Int == 200 }.count
+        }
+        // The rows as the vault stores them: the record's JSON (sorted keys), its nonce, the repo.
+        let rows = records.map { record -> String in
+            let value = JSONValue.object(["value": .string(record.value), "nonce": .string(record.nonce), "version": .string(record.version)])
+            return "\(account.repoID)\t\(Self.copyText(String(decoding: value.jsonBytes, as: UTF8.self)))\t\(record.nonce)\n"
+        }
+        let copySeconds = try await copy(rows)
+        return BenchReport.BatchWrites(
+            items: records.count, batchSize: Self.batchSize, apiItemsPerSecond: Double(records.count) / apiSeconds,
+            copyItemsPerSecond: Double(records.count) / copySeconds, ratio: copySeconds / apiSeconds, lost: records.count - stored)
+    }
+
+    /// COPY's text format: backslash, tab and line breaks escaped.
+    static func copyText(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\r", with: "\\r")
+    }
+
+    /// Copies the rows in batches of the same size into a scratch table shaped like `vault.items` (indexes and
+    /// defaults included), and drops it afterwards; returns the seconds the copies took.
+    private func copy(_ rows: [String]) async throws -> Double {
+        let logger = Logger(label: "bench")
+        let configuration = PostgresConnection.Configuration(
+            host: databaseURL.host, port: databaseURL.port, username: databaseURL.username, password: databaseURL.password,
+            database: databaseURL.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.query("DROP SCHEMA IF EXISTS custodian_bench CASCADE", logger: logger)
+            try await connection.query("CREATE SCHEMA custodian_bench", logger: logger)
+            try await connection.query("CREATE TABLE custodian_bench.items (LIKE vault.items INCLUDING ALL)", logger: logger)
+            // postgres-nio quotes the table name whole: the schema comes from the search path.
+            try await connection.query("SET search_path TO custodian_bench", logger: logger)
+            var seconds = 0.0
+            for batch in 0..<Self.batches {
+                let text = rows[batch * Self.batchSize..<(batch + 1) * Self.batchSize].joined()
+                let started = ContinuousClock.now
+                try await connection.copyFrom(table: "items", columns: ["repo_id", "value", "nonce"], logger: logger) { writer in
+                    try await writer.write(ByteBuffer(string: text))
+                }
+                seconds += (ContinuousClock.now - started).seconds
+            }
+            try await connection.query("DROP SCHEMA custodian_bench CASCADE", logger: logger)
+            try await connection.close()
+            return seconds
+        } catch {
+            try? await connection.close()
+            // A tool on the operator's own machine: the database's full message helps more than it leaks.
+            throw CLIError("COPY into a scratch table failed: \(String(reflecting: error))")
+        }
+    }
+}
+
+/// Twomes uploads with 1 to 256 connections, and batches of 100 measurements.
+struct IngestionBench {
+    let duration: Duration
+
+    /// The figures, and how many acknowledged measurements the read-back did not find.
+    func run(_ client: LoadClient) async throws -> ([BenchReport.Ingestion], Int) {
+        let heartbeats = try await Workloads.twomesHeartbeats(client: client, devices: 256, log: { _ in })
+        let batches = try await Workloads.twomesBatches(client: client, devices: 64, measurements: 100, log: { _ in })
+        var rows: [BenchReport.Ingestion] = []
+        for (workload, connections, measurements) in [(heartbeats, 1, 1), (heartbeats, 8, 1), (heartbeats, 32, 1), (heartbeats, 256, 1), (batches, 8, 100)] {
+            let plan = LoadPlan(model: .closed(concurrency: connections), duration: duration, scenarios: [], clients: 0, verify: false)
+            let summary = try await LoadRunner.run(plan, prepared: [(workload, 1)], client: client, output: .quiet).total
+            rows.append(BenchReport.Ingestion(
+                connections: connections, measurementsPerUpload: measurements, uploadsPerSecond: summary.throughput,
+                measurementsPerSecond: summary.throughput * Double(measurements), p50Milliseconds: summary.p50Milliseconds,
+                p99Milliseconds: summary.p99Milliseconds, errors: summary.errors))
+        }
+        // Every measurement the platform acknowledged, read back.
+        var lost = 0
+        for workload in [heartbeats, batches] { lost += try await workload.verify(client: client).lost }
+        return (rows, lost)
+    }
+}
+
+extension ServerConnection {
+    /// The superuser URL of the private PostgreSQL that `custodian up` runs from `--data-dir`.
+    func privateClusterURL() throws -> DatabaseURL {
+        guard let password = Files.read(dataDir + "/secrets/postgres-password"),
+            let pidFile = try? String(contentsOfFile: dataDir + "/postgres/postmaster.pid", encoding: .utf8)
+        else {
+            throw CLIError("no private PostgreSQL in \(dataDir): pass --database-url (an administrator's URL)")
+        }
+        let lines = pidFile.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count > 3, let port = Int(lines[3]) else { throw CLIError("cannot read the port of \(dataDir)/postgres/postmaster.pid") }
+        return DatabaseURL(host: "127.0.0.1", port: port, username: PostgresCluster.superuser, password: password, database: PostgresCluster.database)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
