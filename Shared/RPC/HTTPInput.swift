@@ -149,6 +149,12 @@ public struct RawHTTPReply: Codable, Sendable {
     public init(status: Int = 200, contentType: String, text: String, headers: [String: String] = [:]) {
         self.init(status: status, headers: headers.merging(["Content-Type": contentType]) { _, new in new }, body: Data(text.utf8))
     }
+
+    init(status: Int, headers: [String: String], base64Body: String) {
+        self.status = status
+        self.headers = headers
+        self.body = base64Body
+    }
 }
 
 /// One page of a streamed response (an export): the gateway writes `chunk` to the client and asks for the

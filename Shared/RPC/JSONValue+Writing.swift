@@ -48,6 +48,19 @@ extension JSONValue {
     /// (slashes and non-ASCII included) as it is.
     public static func write(_ text: String, into output: inout [UInt8], escapingSlashes: Bool = false) {
         output.append(UInt8(ascii: "\""))
+        var text = text
+        let plain = text.withUTF8 { bytes -> Bool in
+            // Most strings need no escape: copied whole.
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (escapingSlashes && byte == UInt8(ascii: "/")) {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "/") where escapingSlashes: output.append(contentsOf: [0x5C, 0x2F])

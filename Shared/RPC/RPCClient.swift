@@ -145,6 +145,10 @@ public final class RPCClient: Service, Sendable {
             }
             // A JSON result is taken from the tree the connection parsed; a typed one is decoded.
             if Output.self == JSONValue.self, let result = (response.fields["result"] ?? .null) as? Output { return result }
+            if let readable = Output.self as? any JSONValueReadable.Type, let result = response.fields["result"],
+                let read = readable.init(json: result) as? Output {
+                return read
+            }
             let body: RPCResponseBody<Output>
             do {
                 body = try JSONDecoder().decode(RPCResponseBody<Output>.self, from: response.bytes)

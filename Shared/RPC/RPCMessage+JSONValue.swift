@@ -171,9 +171,64 @@ extension RPCErrorObject {
     }
 }
 
-/// Inputs whose frame the client writes from a ``JSONValue`` tree instead of through `JSONEncoder`.
+/// Inputs and results whose frames are written from a ``JSONValue`` tree instead of through `JSONEncoder`.
 protocol JSONValueConvertible {
     var json: JSONValue { get }
+}
+
+/// Results read straight from the response's tree instead of through `JSONDecoder`.
+protocol JSONValueReadable {
+    init?(json: JSONValue)
+}
+
+extension RawHTTPReply: JSONValueConvertible, JSONValueReadable {
+    var json: JSONValue {
+        .object(["status": .int(Int64(status)), "headers": .object(headers.mapValues { .string($0) }), "body": .string(body)])
+    }
+
+    init?(json: JSONValue) {
+        guard case .object(let fields) = json, case .int(let status) = fields["status"], let code = Int(exactly: status),
+            case .object(let headerFields) = fields["headers"], case .string(let body) = fields["body"]
+        else { return nil }
+        var headers: [String: String] = [:]
+        for (name, value) in headerFields {
+            guard case .string(let text) = value else { return nil }
+            headers[name] = text
+        }
+        self.init(status: code, headers: headers, base64Body: body)
+    }
+}
+
+extension StreamPage: JSONValueConvertible, JSONValueReadable {
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["chunk": .string(chunk)]
+        if let headers { fields["headers"] = .object(headers.mapValues { .string($0) }) }
+        if let next { fields["next"] = .string(next) }
+        return .object(fields)
+    }
+
+    init?(json: JSONValue) {
+        guard case .object(let fields) = json, case .string(let chunk) = fields["chunk"] else { return nil }
+        var headers: [String: String]?
+        switch fields["headers"] {
+        case nil, .null?: headers = nil
+        case .object(let headerFields)?:
+            var read: [String: String] = [:]
+            for (name, value) in headerFields {
+                guard case .string(let text) = value else { return nil }
+                read[name] = text
+            }
+            headers = read
+        default: return nil
+        }
+        var next: String?
+        switch fields["next"] {
+        case nil, .null?: next = nil
+        case .string(let text)?: next = text
+        default: return nil
+        }
+        self.init(headers: headers, chunk: chunk, next: next)
+    }
 }
 
 extension HTTPInput: JSONValueConvertible {}

@@ -66,10 +66,11 @@ public struct RPCMethods: Sendable {
     }
 
     static func encode<Output: Encodable & Sendable>(_ output: Output, id: RPCID?) throws -> ByteBuffer {
-        if let value = output as? JSONValue {
+        let tree = (output as? JSONValue) ?? (output as? any JSONValueConvertible)?.json
+        if let tree {
             var frame: [UInt8] = []
             frame.reserveCapacity(256)
-            JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "result": value]).write(into: &frame)
+            JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "result": tree]).write(into: &frame)
             return ByteBuffer(bytes: frame)
         }
         return try JSONEncoder().encodeAsByteBuffer(RPCResponse(id: id, result: output), allocator: ByteBufferAllocator())

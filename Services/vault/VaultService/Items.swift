@@ -77,10 +77,10 @@ struct Items: Sendable {
         }
         var nonce: String?
         if fields["version"] == .string("0.4") {
-            guard let value = fields["value"]?.stringValue, !value.isEmpty, [UInt8](hex: value) != nil else {
+            guard let value = fields["value"]?.stringValue, !value.isEmpty, Self.isHex(value) else {
                 throw RPCError.badRequest("An encrypted record (version 0.4) needs a hexadecimal value")
             }
-            guard let given = fields["nonce"]?.stringValue, given.utf8.count == 48, [UInt8](hex: given) != nil else {
+            guard let given = fields["nonce"]?.stringValue, given.utf8.count == 48, Self.isHex(given) else {
                 throw RPCError.badRequest("An encrypted record (version 0.4) needs a nonce of 48 hexadecimal characters")
             }
             nonce = given.lowercased()
@@ -88,43 +88,54 @@ struct Items: Sendable {
         return Checked(text: text, nonce: nonce)
     }
 
+    /// Whether the text is bytes in hexadecimal (an even number of ASCII hex digits), without decoding them.
+    static func isHex(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count % 2 == 0 else { return false }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): continue
+                default: return false
+                }
+            }
+            return true
+        }
+    }
+
     /// Stores the records in one statement and returns their ids in order. An encrypted record whose nonce the repo
-    /// holds already (a retry) is not stored again: it gets the first copy's id.
+    /// holds already (a retry) is not stored again: it gets the first copy's id, looked up only when there is one.
     private func store(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
         guard !records.isEmpty else { return [] }
-        let rows = try await database.execute(
+        let inserted = try await database.execute(
             StoreItems(repoID: repo.id, values: records.map(\.text), nonces: records.map(\.nonce)), logger: logger)
-        var ids = [Int64?](repeating: nil, count: records.count)
-        for (position, id) in rows where position >= 1 && position <= records.count { ids[position - 1] = id }
-        // A nonce given twice in one batch: the statement does not see its own first copy, but the answer does.
-        var firstByNonce: [String: Int64] = [:]
-        for (index, record) in records.enumerated() {
-            if let nonce = record.nonce {
-                if let id = ids[index] { firstByNonce[nonce] = firstByNonce[nonce] ?? id } else { ids[index] = firstByNonce[nonce] }
-            }
+        // PostgreSQL inserts the rows of `unnest` in order and returns them in that order: a record without a nonce
+        // is the next returned row without one; one with a nonce is found by it.
+        var byNonce: [String: Int64] = [:]
+        var withoutNonce = inserted.filter { $0.1 == nil }.map(\.0).makeIterator()
+        for (id, nonce) in inserted { if let nonce { byNonce[nonce] = id } }
+        let retried = Set(records.compactMap(\.nonce)).subtracting(byNonce.keys)
+        if !retried.isEmpty {
+            let rows = try await database.query(
+                "SELECT id, nonce FROM vault.items WHERE repo_id = \(repo.id) AND nonce = ANY(\(Array(retried)))", logger: logger)
+            for try await (id, nonce) in rows.decode((Int64, String).self) { byNonce[nonce] = id }
         }
-        return try ids.map { id in
+        return try records.map { record in
+            let id = record.nonce.map { byNonce[$0] } ?? withoutNonce.next()
             guard let id else { throw RPCError.internal("item was not stored") }
             return id
         }
     }
 
-    /// The batch as one prepared statement: ids drawn in the batch's order, rows inserted, a retried nonce's first
-    /// id looked up.
+    /// The batch as one prepared statement, a row per record, in the batch's order.
     struct StoreItems: PostgresPreparedStatement {
         static let sql = """
-            WITH incoming AS (
-                SELECT nextval('vault.items_id_seq') AS id, r.position, r.value, NULLIF(r.nonce, '') AS nonce
-                FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(value, nonce, position)),
-            inserted AS (
-                INSERT INTO vault.items (id, repo_id, value, nonce)
-                SELECT id, $1, value::jsonb, nonce FROM incoming ORDER BY position
-                ON CONFLICT (repo_id, nonce) DO NOTHING RETURNING id)
-            SELECT i.position::integer,
-                   CASE WHEN n.id IS NOT NULL THEN i.id ELSE (SELECT e.id FROM vault.items e WHERE e.repo_id = $1 AND e.nonce = i.nonce) END
-            FROM incoming i LEFT JOIN inserted n ON n.id = i.id ORDER BY i.position
+            INSERT INTO vault.items (repo_id, value, nonce)
+            SELECT $1, r.value::jsonb, NULLIF(r.nonce, '') FROM unnest($2::text[], $3::text[]) AS r(value, nonce)
+            ON CONFLICT (repo_id, nonce) DO NOTHING
+            RETURNING id, nonce
             """
-        typealias Row = (Int, Int64?)
+        typealias Row = (Int64, String?)
 
         var repoID: Int64
         var values: [String]
@@ -255,8 +266,6 @@ struct Items: Sendable {
     }
 
     static func json(_ body: JSONValue, status: Int, headers: [String: String] = [:]) throws -> RawHTTPReply {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: try encoder.encode(body))
+        RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: Data(body.jsonBytes))
     }
 }
