@@ -351,6 +351,11 @@ let package = Package(
             path: "Tests/IntegrationTests"
         ),
         .testTarget(
+            name: "LoadGeneratorTests",
+            dependencies: ["CustodianLoad"],
+            path: "Tests/LoadGeneratorTests"
+        ),
+        .testTarget(
             name: "LemonTests",
             dependencies: ["CustodianLemon", "LemonClient", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/LemonTests"

@@ -1,0 +1,36 @@
+import Testing
+@testable import CustodianLoad
+
+@Suite("Load generator: read-back, mix, times")
+struct LedgerTests {
+    @Test func aWriteNotFoundIsLostAndOneFoundTwiceIsDuplicated() {
+        let ledger = Ledger<String>()
+        ledger.record(["a", "b", "c", "d"])
+        let result = ledger.verification("test", found: ["a", "b", "b", "x"])
+        #expect(result.acknowledged == 4)
+        #expect(result.found == 2)
+        #expect(result.lost == 2, "c and d")
+        #expect(result.duplicated == 1, "b")
+    }
+
+    @Test func theMixKeepsItsProportionsAndInterleaves() {
+        let schedule = LoadRunner.weightedSchedule([40, 15, 15, 20, 10])
+        #expect(schedule.count == 100)
+        #expect([0, 1, 2, 3, 4].map { index in schedule.filter { $0 == index }.count } == [40, 15, 15, 20, 10])
+        // No long runs of one scenario: the heaviest never comes more than twice in a row.
+        let longestRun = schedule.indices.dropFirst().reduce((1, 1)) { state, index in
+            let run = schedule[index] == schedule[index - 1] ? state.0 + 1 : 1
+            return (run, max(state.1, run))
+        }.1
+        #expect(longestRun <= 2)
+        #expect(LoadRunner.weightedSchedule([1]) == [0])
+    }
+
+    @Test func exportTimesAreReadInEveryFormTheExportsWrite() {
+        #expect(ExportTime.seconds("2020-09-13T12:26:40+00:00") == 1_600_000_000)
+        #expect(ExportTime.seconds("2020-03-01T00:00:05") == 1_583_020_805)
+        #expect(ExportTime.seconds("2020-03-01T00:00:05.000000") == 1_583_020_805)
+        #expect(ExportTime.seconds("2020-03-01T00:00:05Z") == 1_583_020_805)
+        #expect(ExportTime.seconds("yesterday") == nil)
+    }
+}
