@@ -70,7 +70,8 @@ public struct LoadReport: Sendable, Codable {
         for name in memory.keys.sorted() {
             let reading = memory[name]!
             let padded = name + String(repeating: " ", count: max(0, 10 - name.count))
-            lines.append("memory     \(padded) RSS " + String(format: "%7.1f MiB at the start, %7.1f MiB at the end", Double(reading.startKiB) / 1024, Double(reading.endKiB) / 1024))
+            lines.append("memory     \(padded) RSS " + String(format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB at the end",
+                                                                  Double(reading.startKiB) / 1024, Double(reading.warmKiB) / 1024, Double(reading.endKiB) / 1024))
         }
         return lines.joined(separator: "\n")
     }
@@ -83,7 +84,10 @@ public struct LoadReport: Sendable, Codable {
 }
 
 public struct MemoryReading: Sendable, Codable, Equatable {
+    /// Before the load (after the set-up).
     public var startKiB: Int
+    /// Once the load was warm: after the ramp-up, or a tenth of the run.
+    public var warmKiB: Int
     public var endKiB: Int
 }
 
@@ -102,9 +106,9 @@ public enum ProcessMemory {
         return readings
     }
 
-    static func compare(_ start: [String: Int], _ end: [String: Int]) -> [String: MemoryReading] {
+    static func compare(_ start: [String: Int], warm: [String: Int], end: [String: Int]) -> [String: MemoryReading] {
         var readings: [String: MemoryReading] = [:]
-        for (name, kib) in start { readings[name] = MemoryReading(startKiB: kib, endKiB: end[name] ?? 0) }
+        for (name, kib) in start { readings[name] = MemoryReading(startKiB: kib, warmKiB: warm[name] ?? 0, endKiB: end[name] ?? 0) }
         return readings
     }
 

@@ -66,8 +66,15 @@ public enum LoadRunner {
         output.line("load       \(describe(plan.model)) for \(plan.duration)")
         let started = ContinuousClock.now
         let state = RunState()
+        // Memory once the load is warm (after the ramp-up, or a tenth of the run), to compare with the end: a process
+        // that grows under steady load leaks.
+        let warmAfter: Duration = if case .open(_, let rampUp) = plan.model { max(rampUp, plan.duration / 10) } else { plan.duration / 10 }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await showProgress(recorder, started: started, state: state, output: output) }
+            group.addTask {
+                try await Task.sleep(until: started + warmAfter, clock: .continuous)
+                state.warmMemory.withLock { $0 = ProcessMemory.read(processes) }
+            }
             switch plan.model {
             case .open(let rate, let rampUp):
                 try await runOpen(rate: rate, rampUp: rampUp, duration: plan.duration, started: started) { number, due in
@@ -104,7 +111,7 @@ public enum LoadRunner {
             total: LatencySummary(snapshot.all, seconds: seconds),
             scenarios: snapshot.byScenario.mapValues { LatencySummary($0, seconds: seconds) },
             verification: verifications,
-            memory: ProcessMemory.compare(memoryAtStart, ProcessMemory.read(processes)))
+            memory: ProcessMemory.compare(memoryAtStart, warm: state.warmMemory.withLock { $0 }, end: ProcessMemory.read(processes)))
     }
 
     /// Operation numbers to scenarios, in proportion to their weights and interleaved (weights 2 and 1: A B A …).
@@ -157,6 +164,7 @@ public enum LoadRunner {
     final class RunState: Sendable {
         let finished = Atomic<Bool>(false)
         let next = Atomic<Int>(0)
+        let warmMemory = Mutex<[String: Int]>([:])
     }
 
     private static func showProgress(_ recorder: Recorder, started: ContinuousClock.Instant, state: RunState,
