@@ -57,6 +57,12 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: .disable)
         configuration.options.maximumConnections = poolSize
+        // The pool arms a keep-alive and an idle timer each time a connection goes back to it, and a cancelled timer
+        // holds its memory until it would have fired: at a thousand queries a second that is tens of MiB held for
+        // a minute (docs/benchmarks.md, memory). Connections that stay open need no idle timer; one that the server
+        // or the network closes is replaced by the pool, and a query that meets a dead one gets a 503 to retry.
+        configuration.options.minimumConnections = poolSize
+        configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }
