@@ -262,6 +262,60 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/api/repos/oyd.batch/items", headers: auth).headers.first(name: "Total-Count") == "3")
         }
 
+        /// Batches of 100 records and more go in with COPY: ids in the batch's order, text that COPY would read
+        /// differently kept as sent, and retries (whole, in part, twice in one batch) stored once.
+        @Test func largeBatchesKeepTheirOrderTheirTextAndStoreRetriesOnce() async throws {
+            let platform = try platform
+            let account = try await Self.newUser()
+            let auth = Self.bearer(account.token)
+            #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.large"}"#, admin: true).status == 201)
+            func hex(_ count: Int) -> String { (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+            func sealed() -> String { #"{"value":"\#(hex(64))","nonce":"\#(hex(24))","version":"0.4"}"# }
+            // Tabs, line breaks, backslashes and \N in the JSON text: COPY's own escapes, if they were passed on as they are.
+            let awkward = #"{"note":"tab\there\nline \\N back\\slash \"quoted\" \\t ü ✓","n":"# 
+            var records = (0..<120).map { _ in sealed() }
+            for index in 0..<30 { records.insert(awkward + "\(index)}", at: index * 4) }
+
+            func post(_ batch: [String]) async throws -> (RunningPlatform.Reply, [Int]) {
+                let reply = try await platform.request(.POST, "/api/repos/oyd.large/items", json: "[" + batch.joined(separator: ",") + "]", headers: auth)
+                let ids = (reply.json?["responses"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
+                return (reply, ids)
+            }
+            let (first, ids) = try await post(records)
+            #expect(first.status == 200, "\(first.text.prefix(300))")
+            #expect(first.json?["processed"] as? Int == 150)
+            #expect(ids.count == 150 && ids == ids.sorted() && Set(ids).count == 150, "ids in the batch's order")
+
+            let read = try await platform.request(.GET, "/api/repos/oyd.large/items?size=1000", headers: auth)
+            #expect(read.headers.first(name: "Total-Count") == "150")
+            let items = try #require(try JSONSerialization.jsonObject(with: read.body) as? [[String: Any]])
+            #expect(items.compactMap { $0["id"] as? Int } == ids)
+            #expect(items[0]["note"] as? String == "tab\there\nline \\N back\\slash \"quoted\" \\t ü ✓", "\(items[0])")
+            #expect(items[4]["n"] as? Int == 1)
+            #expect(items[1]["nonce"] as? String != nil)
+
+            // The encrypted records again (a record without a nonce cannot be told from a new one): the first ids,
+            // nothing stored.
+            let encrypted = records.indices.filter { records[$0].contains(#""nonce""#) }
+            #expect(encrypted.count == 120)
+            let (again, idsAgain) = try await post(encrypted.map { records[$0] })
+            #expect(again.status == 200 && idsAgain == encrypted.map { ids[$0] })
+            // New records with some stored ones among them, and one new record twice.
+            let fresh = (0..<100).map { _ in sealed() }
+            let (mixed, mixedIDs) = try await post(fresh + [fresh[0]] + Array(records.suffix(20)))
+            #expect(mixed.status == 200)
+            #expect(mixedIDs.count == 121)
+            #expect(mixedIDs[100] == mixedIDs[0], "a record twice in one batch is stored once")
+            #expect(Array(mixedIDs.suffix(20)) == Array(ids.suffix(20)), "stored records get their first ids")
+            #expect(try await platform.request(.GET, "/api/repos/oyd.large/items?last=1", headers: auth).headers.first(name: "Total-Count") == "1")
+            #expect(try await platform.request(.GET, "/api/repos/oyd.large/items", headers: auth).headers.first(name: "Total-Count") == "250")
+            // The newest and the oldest pages of the repo, as the paging reads them from either end.
+            let newest = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/repos/oyd.large/items?last=3", headers: auth).body) as? [[String: Any]])
+            #expect(newest.compactMap { $0["id"] as? Int } == Array(mixedIDs.prefix(100).suffix(3)))
+            let secondPage = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/repos/oyd.large/items?page=2&size=100", headers: auth).body) as? [[String: Any]])
+            #expect(secondPage.compactMap { $0["id"] as? Int } == Array(ids.suffix(50)) + Array(mixedIDs.prefix(50)))
+        }
+
         @Test func adminRoutesValidateTheirInput() async throws {
             let platform = try platform
             let account = try await Self.newUser()

@@ -103,12 +103,24 @@ struct Items: Sendable {
         }
     }
 
+    /// From this many records on, a batch is stored with COPY (docs/benchmarks.md, batch-writes).
+    static let copyFromRecords = 100
+
     /// Stores the records in one statement and returns their ids in order. An encrypted record whose nonce the repo
     /// holds already (a retry) is not stored again: it gets the first copy's id, looked up only when there is one.
     private func store(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
         guard !records.isEmpty else { return [] }
-        let inserted = try await database.execute(
-            StoreItems(repoID: repo.id, values: records.map(\.text), nonces: records.map(\.nonce)), logger: logger)
+        let values = records.map(\.text), nonces = records.map(\.nonce)
+        let inserted: [(Int64, String?)]
+        do {
+            inserted = records.count >= Self.copyFromRecords
+                ? try await copy(records, repo: repo, logger: logger)
+                : try await database.execute(StoreItems<NewItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            // A nonce the repo holds already (a retried upload) or twice in the batch: nothing was stored; again,
+            // skipping those.
+            inserted = try await database.execute(StoreItems<RetriedItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)
+        }
         // PostgreSQL inserts the rows of `unnest` in order and returns them in that order: a record without a nonce
         // is the next returned row without one; one with a nonce is found by it.
         var byNonce: [String: Int64] = [:]
@@ -127,14 +139,47 @@ struct Items: Sendable {
         }
     }
 
-    /// The batch as one prepared statement, a row per record, in the batch's order.
-    struct StoreItems: PostgresPreparedStatement {
-        static let sql = """
-            INSERT INTO vault.items (repo_id, value, nonce)
-            SELECT $1, r.value::jsonb, NULLIF(r.nonce, '') FROM unnest($2::text[], $3::text[]) AS r(value, nonce)
-            ON CONFLICT (repo_id, nonce) DO NOTHING
-            RETURNING id, nonce
-            """
+    /// A large batch with COPY, PostgreSQL's fastest way in, which returns nothing: the ids are drawn from the
+    /// table's sequence first, in the batch's order, and written with the rows. Like one statement, COPY stores
+    /// all or nothing; a nonce stored before fails it (23505) and the batch goes again with ``RetriedItems``.
+    private func copy(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [(Int64, String?)] {
+        let ids = try await database.execute(DrawItemIDs(count: records.count), logger: logger).first ?? []
+        guard ids.count == records.count else { throw RPCError.internal("the item sequence gave \(ids.count) ids for \(records.count)") }
+        var rows = CopyRows(capacity: records.reduce(0) { $0 + $1.text.utf8.count + 96 })
+        for (id, record) in zip(ids, records) {
+            rows.append(id)
+            rows.append(repo.id)
+            rows.append(record.text)
+            rows.append(record.nonce)
+            rows.endRow()
+        }
+        try await database.copy(rows, into: "items", schema: "vault", columns: ["id", "repo_id", "value", "nonce"], logger: logger)
+        return zip(ids, records).map { ($0, $1.nonce) }
+    }
+
+    /// The ids as one array: a thousand rows cost the client several milliseconds more than one row of a thousand.
+    struct DrawItemIDs: PostgresPreparedStatement {
+        static let sql = "SELECT array_agg(id ORDER BY id) FROM (SELECT nextval('vault.items_id_seq') AS id FROM generate_series(1, $1)) AS drawn"
+        typealias Row = [Int64]
+
+        var count: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(Int64(count))
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode([Int64].self)
+        }
+    }
+
+    /// The batch as one prepared statement, a row per record, in the batch's order. A batch is first inserted as
+    /// it is, which costs PostgreSQL a fifth less than checking each row for a conflict first (docs/benchmarks.md);
+    /// only a batch that meets a nonce stored before is sent again with `ON CONFLICT DO NOTHING`.
+    struct StoreItems<Insert: ItemsInsert>: PostgresPreparedStatement {
+        static var sql: String { Insert.sql }
         typealias Row = (Int64, String?)
 
         var repoID: Int64
@@ -153,6 +198,23 @@ struct Items: Sendable {
         func decodeRow(_ row: PostgresRow) throws -> Row {
             try row.decode(Row.self)
         }
+    }
+
+    enum NewItems: ItemsInsert {
+        static let sql = """
+            INSERT INTO vault.items (repo_id, value, nonce)
+            SELECT $1, r.value::jsonb, NULLIF(r.nonce, '') FROM unnest($2::text[], $3::text[]) AS r(value, nonce)
+            RETURNING id, nonce
+            """
+    }
+
+    enum RetriedItems: ItemsInsert {
+        static let sql = """
+            INSERT INTO vault.items (repo_id, value, nonce)
+            SELECT $1, r.value::jsonb, NULLIF(r.nonce, '') FROM unnest($2::text[], $3::text[]) AS r(value, nonce)
+            ON CONFLICT (repo_id, nonce) DO NOTHING
+            RETURNING id, nonce
+            """
     }
 
     struct Page {
@@ -205,25 +267,44 @@ struct Items: Sendable {
         }
     }
 
-    /// The items of a page; `last` and `last_days` narrow the set before it is paged.
+    /// The items of a page; `last` and `last_days` narrow the set before it is paged. One statement, so that the count
+    /// and the page come from one snapshot. The count walks the repo's index only; the page is read from whichever
+    /// end of the repo's index is nearer, so the newest items of a large repo cost what the oldest do, instead of
+    /// reading every item of the repo as a sort would.
     private func fetch(repo: Repos.Repo, paging: Page, logger: Logger) async throws -> ([StoredItem], Int) {
-        let since = paging.lastDays.map { Date().addingTimeInterval(-Double($0) * 86400) } ?? Date(timeIntervalSince1970: 0)
+        let since = paging.lastDays.map { Date().addingTimeInterval(-Double($0) * 86400) }
         let limitLast = paging.last ?? Int(Int32.max)
         let offset = (paging.page - 1) * paging.size
         let rows = try await database.query(
             """
-            WITH chosen AS (
-                SELECT id, value, created_at FROM vault.items
-                WHERE repo_id = \(repo.id) AND created_at >= \(since)
-                ORDER BY id DESC LIMIT \(limitLast))
-            SELECT id, value::text, created_at, (SELECT count(*) FROM chosen)::integer
-            FROM chosen ORDER BY id LIMIT \(paging.size) OFFSET \(offset)
+            WITH matching AS (
+                SELECT count(*) AS n FROM vault.items
+                WHERE repo_id = \(repo.id) AND (\(since)::timestamptz IS NULL OR created_at >= \(since)::timestamptz)),
+            chosen AS (SELECT n, least(n, \(limitLast)) AS total FROM matching),
+            page AS (
+                SELECT total, (n - total) + \(offset) AS from_oldest,
+                       greatest(least(\(paging.size), total - \(offset)), 0) AS take FROM chosen),
+            ends AS (SELECT *, greatest(total - \(offset) - take, 0) AS from_newest FROM page)
+            SELECT item.id, item.value::text, item.created_at, ends.total::integer
+            FROM ends LEFT JOIN LATERAL (
+                (SELECT id, value, created_at FROM vault.items
+                 WHERE repo_id = \(repo.id) AND (\(since)::timestamptz IS NULL OR created_at >= \(since)::timestamptz)
+                 ORDER BY repo_id, id
+                 OFFSET ends.from_oldest LIMIT CASE WHEN ends.from_oldest <= ends.from_newest THEN ends.take ELSE 0 END)
+                UNION ALL
+                (SELECT id, value, created_at FROM vault.items
+                 WHERE repo_id = \(repo.id) AND (\(since)::timestamptz IS NULL OR created_at >= \(since)::timestamptz)
+                 ORDER BY repo_id DESC, id DESC
+                 OFFSET ends.from_newest LIMIT CASE WHEN ends.from_oldest <= ends.from_newest THEN 0 ELSE ends.take END)
+            ) AS item ON true
+            ORDER BY item.id
             """, logger: logger)
         var items: [StoredItem] = []
         var total = 0
         var bytes = 0
-        for try await (id, text, created, count) in rows.decode((Int64, String, Date, Int).self) {
+        for try await (id, text, created, count) in rows.decode((Int64?, String?, Date?, Int).self) {
             total = count
+            guard let id, let text, let created else { continue }  // an empty page: the count alone
             bytes += text.utf8.count
             items.append(StoredItem(id: id, record: (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null, createdAt: created))
         }
@@ -232,12 +313,6 @@ struct Items: Sendable {
             throw RPCError.badRequest(
                 "These \(items.count) records hold \(bytes / 1024) KiB, more than a page may (\(Self.maximumPageBytes / 1024) KiB): ask for fewer at a time, size=\(fitting) or less",
                 reason: "page_too_large")
-        }
-        if items.isEmpty {
-            for try await count in try await database.query(
-                "SELECT count(*)::integer FROM (SELECT 1 FROM vault.items WHERE repo_id = \(repo.id) AND created_at >= \(since) LIMIT \(limitLast)) AS c",
-                logger: logger
-            ).decode(Int.self) { total = count }
         }
         return (items, total)
     }
@@ -268,4 +343,9 @@ struct Items: Sendable {
     static func json(_ body: JSONValue, status: Int, headers: [String: String] = [:]) throws -> RawHTTPReply {
         RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: Data(body.jsonBytes))
     }
+}
+
+/// The text of one way to insert a batch of items (``Items/StoreItems``).
+protocol ItemsInsert: Sendable {
+    static var sql: String { get }
 }
