@@ -80,7 +80,7 @@ struct LoadTests {
         #expect(tax["errors"] as? Int == 0)
         #expect((tax["gatewayPerSecond"] as? Double ?? 0) > 0 && (tax["inProcessPerSecond"] as? Double ?? 0) > 0)
         let writes = try #require(report["batchWrites"] as? [String: Any])
-        #expect(writes["lost"] as? Int == 0 && writes["items"] as? Int == 10_000)
+        #expect(writes["lost"] as? Int == 0 && writes["items"] as? Int == 20_000)
         let ingestion = try #require(report["ingestion"] as? [[String: Any]])
         #expect(ingestion.map { $0["connections"] as? Int } == [1, 8, 32, 256, 8])
         #expect(ingestion.allSatisfy { $0["errors"] as? Int == 0 })
