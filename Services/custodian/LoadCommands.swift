@@ -2,6 +2,7 @@ import ArgumentParser
 import CustodianLoad
 import CustodianRuntime
 import Foundation
+import Synchronization
 
 /// `custodian loadgen`: drives the platform's real flows as real clients do, and checks afterwards that every write
 /// it was told had been stored was stored exactly once (docs/benchmarks.md).
@@ -48,14 +49,16 @@ struct Loadgen: AsyncParsableCommand {
         }
         let client = try connection.loadClient(connections: rate.map { Int(min(1024, max(64, $0 / 4))) } ?? concurrency)
         let interactive = isatty(STDOUT_FILENO) == 1
+        // Into a file or a pipe (CI logs, `nohup`): whole lines, flushed as they come, and progress every ten seconds.
+        let updates = Atomic<Int>(0)
         let output = LoadOutput(
-            line: { print($0) },
+            line: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
             progress: { text in
                 if interactive {
                     // Rewritten in place: carriage return, erase the line.
                     FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text).utf8))
-                } else if !text.isEmpty {
-                    print(text)
+                } else if !text.isEmpty, updates.add(1, ordering: .relaxed).newValue % 10 == 0 {
+                    FileHandle.standardOutput.write(Data((text + "\n").utf8))
                 }
             })
         let outcome: Result<LoadReport, any Error>

@@ -70,7 +70,7 @@ public struct LoadReport: Sendable, Codable {
         for name in memory.keys.sorted() {
             let reading = memory[name]!
             let padded = name + String(repeating: " ", count: max(0, 10 - name.count))
-            lines.append("memory     \(padded) RSS " + String(format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB at the end",
+            lines.append("memory     \(padded) RSS " + String(format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB when it stopped",
                                                                   Double(reading.startKiB) / 1024, Double(reading.warmKiB) / 1024, Double(reading.endKiB) / 1024))
         }
         return lines.joined(separator: "\n")

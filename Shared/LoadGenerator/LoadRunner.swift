@@ -98,6 +98,8 @@ public enum LoadRunner {
         }
         let elapsed = (ContinuousClock.now - started)
         output.progress("")
+        // Taken when the load stops: the read-back's exports are large answers the load itself never asks for.
+        let memoryAtEnd = ProcessMemory.read(processes)
 
         var verifications: [Verification] = []
         if plan.verify {
@@ -111,7 +113,7 @@ public enum LoadRunner {
             total: LatencySummary(snapshot.all, seconds: seconds),
             scenarios: snapshot.byScenario.mapValues { LatencySummary($0, seconds: seconds) },
             verification: verifications,
-            memory: ProcessMemory.compare(memoryAtStart, warm: state.warmMemory.withLock { $0 }, end: ProcessMemory.read(processes)))
+            memory: ProcessMemory.compare(memoryAtStart, warm: state.warmMemory.withLock { $0 }, end: memoryAtEnd))
     }
 
     /// Operation numbers to scenarios, in proportion to their weights and interleaved (weights 2 and 1: A B A …).
