@@ -152,9 +152,20 @@ let package = Package(
             swiftSettings: settings
         ),
         .target(
+            name: "CustodianProcess",
+            dependencies: [
+                "CustodianRPC",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/Process",
+            swiftSettings: settings
+        ),
+        .target(
             name: "CustodianRuntime",
             dependencies: [
                 "CustodianRPC",
+                "CustodianProcess",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -172,7 +183,7 @@ let package = Package(
             name: "GatewayKit",
             dependencies: [
                 "CustodianRPC",
-                "CustodianRuntime",
+                "CustodianProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -334,7 +345,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayKit", "CustodianRPC", "CustodianJWT",
+                "GatewayKit", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

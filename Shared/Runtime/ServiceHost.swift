@@ -1,4 +1,6 @@
 import CustodianRPC
+// Every service needs the process's settings and logging along with its database: one import gives both.
+@_exported import CustodianProcess
 import Foundation
 import Logging
 import PostgresNIO
@@ -35,28 +37,12 @@ public struct ServiceEnvironment: Sendable {
 /// answers JSON-RPC on `<runtime dir>/<service>/<instance>.sock`, and shuts down gracefully on SIGTERM/SIGINT.
 public enum ServiceHost {
     public static func main(_ definition: ServiceDefinition) async {
-        let (configuration, logger) = startProcess(named: definition.name)
+        let (configuration, logger) = ProcessStart.begin(named: definition.name)
         do {
             try await run(definition, configuration: configuration, logger: logger)
         } catch {
             logger.critical("service stopped with an error", metadata: ["error": .string("\(error)")])
             exit(1)
-        }
-    }
-
-    /// What every executable does first: answer `--version`, read its settings (exiting with a clear message
-    /// when they are wrong), and set up logging.
-    public static func startProcess(named name: String) -> (Configuration, Logger) {
-        if CommandLine.arguments.dropFirst() == ["--version"] {
-            print("\(name) \(CustodianVersion.current)")
-            exit(0)
-        }
-        do {
-            let configuration = try Configuration()
-            return (configuration, CustodianLogging.bootstrap(service: name, configuration: configuration))
-        } catch {
-            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
-            exit(2)
         }
     }
 
@@ -70,7 +56,7 @@ public enum ServiceHost {
             url: databaseURL, poolSize: try configuration.int(RuntimeKey.databasePoolSize, default: 10), logger: logger)
         let database = Database(
             client: pool, waitTimeout: try configuration.duration(RuntimeKey.databaseWaitTimeout, default: Database.defaultWaitTimeout))
-        let client = try makeRPCClient(for: definition.calls, configuration: configuration, logger: logger)
+        let client = try RPCClient.platform(for: definition.calls, configuration: configuration, logger: logger)
         let environment = ServiceEnvironment(
             name: definition.name, instance: instance, configuration: configuration, database: database, services: client, logger: logger)
 
@@ -111,22 +97,6 @@ public enum ServiceHost {
         return try Endpoint("unix:\(runtime.socketPath(service: service, instance: instance))")
     }
 
-    /// The RPC client a process uses to reach `services`: configured endpoints where given, else their runtime directories.
-    public static func makeRPCClient(for services: [String], configuration: Configuration, logger: Logger,
-                                     observer: @escaping RPCClient.Observer = { _, _, _, _ in }) throws -> RPCClient {
-        let runtime = RuntimeDirectory(configuration: configuration)
-        var discovery: [String: RPCClient.Discovery] = [:]
-        for service in services {
-            if let list = configuration[RuntimeKey.endpoints(of: service)] {
-                discovery[service] = .endpoints(try list.split(separator: ",").map { try Endpoint(String($0).trimmingCharacters(in: .whitespaces)) })
-            } else {
-                discovery[service] = .directory(runtime.serviceDirectory(service))
-            }
-        }
-        var settings = RPCClient.Settings()
-        settings.maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
-        return RPCClient(services: discovery, settings: settings, logger: logger, observer: observer)
-    }
 }
 
 /// Runs the migrations once the database client is running, then serves RPC.
@@ -154,20 +124,3 @@ struct MigratedService: Service {
     }
 }
 
-/// Where sockets live: `<runtime dir>/<service>/<instance>.sock`.
-public struct RuntimeDirectory: Sendable {
-    public let path: String
-
-    public init(path: String) {
-        self.path = path
-    }
-
-    public init(configuration: Configuration) {
-        let path = configuration.string(RuntimeKey.runtimeDirectory, default: ".custodian/run")
-        self.path = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-    }
-
-    public func serviceDirectory(_ service: String) -> String { "\(path)/\(service)" }
-
-    public func socketPath(service: String, instance: String) -> String { "\(path)/\(service)/\(instance).sock" }
-}

@@ -1,21 +1,8 @@
 import CustodianRPC
 import PostgresNIO
 
-/// `system.health` and `system.version`, which every service answers.
-public enum SystemMethods {
-    public struct Health: Codable, Sendable, Equatable {
-        public var status: String
-        public var service: String
-        public var instance: String
-        public var database: String
-    }
-
-    public struct Version: Codable, Sendable, Equatable {
-        public var service: String
-        public var version: String
-        public var rpcProtocol: Int
-    }
-
+/// The methods every service answers, over its own database.
+extension SystemMethods {
     static func make(environment: ServiceEnvironment) -> RPCMethods {
         var methods = RPCMethods()
         methods.register("system.health", input: Empty.self) { _, context in

@@ -1,6 +1,6 @@
 import CustodianJWT
 import CustodianRPC
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import GatewayKit
 import Hummingbird
@@ -55,7 +55,7 @@ struct GatewayHarness {
             environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory,
                           "CUSTODIAN_SERVICE_TIMEOUT": "60s"].merging(settings) { _, new in new },
             arguments: [])
-        let rpc = try ServiceHost.makeRPCClient(for: ["devices", "auth", "routes"], configuration: configuration, logger: logger)
+        let rpc = try RPCClient.platform(for: ["devices", "auth", "routes"], configuration: configuration, logger: logger)
         let router = buildRouter(routes: routes, rpc: rpc, metrics: GatewayMetrics(), configuration: try GatewayConfiguration(configuration))
 
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -1,5 +1,5 @@
 import CustodianRPC
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -18,7 +18,7 @@ public func buildApplication(
     let gatewayConfiguration = try GatewayConfiguration(configuration)
     let metrics = GatewayMetrics()
     let services = RouteTable.services(of: routes)
-    let rpc = try ServiceHost.makeRPCClient(for: services, configuration: configuration, logger: logger) { service, method, seconds, outcome in
+    let rpc = try RPCClient.platform(for: services, configuration: configuration, logger: logger) { service, method, seconds, outcome in
         metrics.recordRPC(service: service, method: method, seconds: seconds, outcome: outcome)
     }
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)

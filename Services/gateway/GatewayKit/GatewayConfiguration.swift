@@ -1,4 +1,4 @@
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import NIOCore
 

@@ -1,5 +1,5 @@
 import CustodianRPC
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import Hummingbird
 

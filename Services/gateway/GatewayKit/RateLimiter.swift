@@ -1,5 +1,5 @@
 import Crypto
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CustodianRuntime
+import CustodianProcess
 import HTTPTypes
 
 /// One HTTP route: which service method answers it, how its caller authenticates, and in which API's

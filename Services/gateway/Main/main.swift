@@ -1,10 +1,10 @@
-import CustodianRuntime
+import CustodianProcess
 import Foundation
 import GatewayKit
 import Logging
 import ServiceLifecycle
 
-let (configuration, logger) = ServiceHost.startProcess(named: "gateway")
+let (configuration, logger) = ProcessStart.begin(named: "gateway")
 do {
     let app = try buildApplication(configuration: configuration, logger: logger) { port in
         logger.info("gateway listening", metadata: ["port": .stringConvertible(port)])
