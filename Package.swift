@@ -101,7 +101,7 @@ let package = Package(
         // the tracks JSON. The routes service checks signatures with the same code.
         .target(
             name: "CustodianGeotag",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CustodianSecurity", .product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/Geotag",
             swiftSettings: settings
         ),
@@ -109,7 +109,7 @@ let package = Package(
         // to the route store (AsyncHTTPClient).
         .target(
             name: "GeotagClient",
-            dependencies: ["CustodianGeotag", "CSodium", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["CustodianGeotag", "CustodianSecurity", "CSodium", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Shared/GeotagClient",
             swiftSettings: settings
         ),
@@ -190,7 +190,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                "CustodianJWT", "CustodianLemon",
+                "CustodianJWT", "CustodianLemon", "CustodianSecurity",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

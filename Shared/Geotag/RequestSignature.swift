@@ -1,4 +1,5 @@
 import Crypto
+import CustodianSecurity
 import Foundation
 
 /// How a geotag client signs a request (docs/geotag.md, "Signed requests"): an HMAC-SHA256, keyed with

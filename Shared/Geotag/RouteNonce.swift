@@ -1,4 +1,5 @@
 import Crypto
+import CustodianSecurity
 import Foundation
 
 /// The nonce the app draws for one route recording (SRR-11): 16 bytes from the system CSPRNG, written as

@@ -1,5 +1,6 @@
 import CSodium
 import CustodianGeotag
+import CustodianSecurity
 import Foundation
 
 /// The route encryption the app performs before upload (SRR-18), version 1 (docs/geotag.md, "Route format"):

@@ -17,7 +17,7 @@ public enum SecretToken {
     }
 
     public static func hashHex(_ token: String) -> String {
-        hash(token).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(hash(token))
     }
 
     /// Compares two hashes without leaking where they differ.

@@ -36,3 +36,15 @@ struct SealerTests {
         #expect(throws: SealerError.self) { try Sealer(base64: "c2hvcnQ=") }
     }
 }
+
+@Suite("Hex")
+struct HexTests {
+    @Test func everyByteIsTwoLowercaseDigitsAndReadsBack() {
+        let bytes = (0...255).map(UInt8.init)
+        let text = Hex.encode(bytes)
+        #expect(text == bytes.map { String(format: "%02x", $0) }.joined())
+        #expect(Hex.decode(text).map(Array.init) == bytes)
+        #expect(Hex.decode(text.uppercased()).map(Array.init) == bytes)
+        #expect(Hex.decode("abc") == nil && Hex.decode("zz") == nil)
+    }
+}

@@ -55,7 +55,7 @@ struct OpenSense: Sendable {
         guard case .string(let data) = dataValue else {
             throw Self.error("data must be the JSON document as a string, so that its file_hash can be checked", reason: "data_not_a_string")
         }
-        let digest = Insecure.MD5.hash(data: Data(data.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.encode(Insecure.MD5.hash(data: Data(data.utf8)))
         guard digest == fileHash.lowercased() else { throw Self.error("Integrity check failed") }
         let batches = try Self.batches(data)
 

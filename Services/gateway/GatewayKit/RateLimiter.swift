@@ -1,5 +1,6 @@
 import Crypto
 import CustodianProcess
+import CustodianSecurity
 import Foundation
 import Synchronization
 
@@ -186,6 +187,6 @@ final class RateLimiter: Sendable {
 
     /// A credential as a bucket key: its digest, so that the table holds no usable secret.
     static func credentialKey(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)).prefix(16))
     }
 }

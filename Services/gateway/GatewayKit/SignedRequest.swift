@@ -1,5 +1,6 @@
 import Crypto
 import CustodianRPC
+import CustodianSecurity
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -44,7 +45,7 @@ enum SignedRequest {
             // The request target exactly as the client wrote it, which is what it signed.
             path: request.head.path ?? "/",
             timestamp: try header(timestampHeader, "missing_timestamp"),
-            bodySha256: SHA256.hash(data: body.readableBytesView).map { String(format: "%02x", $0) }.joined(),
+            bodySha256: Hex.encode(SHA256.hash(data: body.readableBytesView)),
             signature: try header(signatureHeader, "missing_signature"))
     }
 }

@@ -1,5 +1,6 @@
 import CustodianGeotag
 import CustodianRPC
+import CustodianSecurity
 import Foundation
 import Logging
 

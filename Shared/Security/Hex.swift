@@ -1,10 +1,12 @@
 import Foundation
 
-/// Lowercase hexadecimal, the way signatures, digests and lookup ids travel in the geotag API.
+/// Lowercase hexadecimal, the way token hashes, digests, signatures and lookup ids are written: a table look-up per
+/// byte (`String(format: "%02x")` costs about a microsecond a byte, and token hashes are made on every request).
 public enum Hex {
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0f)])
