@@ -262,8 +262,8 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/api/repos/oyd.batch/items", headers: auth).headers.first(name: "Total-Count") == "3")
         }
 
-        /// Batches of 100 records and more go in with COPY: ids in the batch's order, text that COPY would read
-        /// differently kept as sent, and retries (whole, in part, twice in one batch) stored once.
+        /// Large batches: ids in the batch's order, text with escapes and backslashes kept as sent, and retries
+        /// (whole, in part, twice in one batch) stored once.
         @Test func largeBatchesKeepTheirOrderTheirTextAndStoreRetriesOnce() async throws {
             let platform = try platform
             let account = try await Self.newUser()
@@ -271,7 +271,7 @@ extension PlatformTests {
             #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.large"}"#, admin: true).status == 201)
             func hex(_ count: Int) -> String { (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
             func sealed() -> String { #"{"value":"\#(hex(64))","nonce":"\#(hex(24))","version":"0.4"}"# }
-            // Tabs, line breaks, backslashes and \N in the JSON text: COPY's own escapes, if they were passed on as they are.
+            // Tabs, line breaks, backslashes and \N in the JSON text.
             let awkward = #"{"note":"tab\there\nline \\N back\\slash \"quoted\" \\t ü ✓","n":"# 
             var records = (0..<120).map { _ in sealed() }
             for index in 0..<30 { records.insert(awkward + "\(index)}", at: index * 4) }

@@ -103,25 +103,21 @@ struct Items: Sendable {
         }
     }
 
-    /// From this many records on, a batch is stored with COPY (docs/benchmarks.md, batch-writes).
-    static let copyFromRecords = 100
-
     /// Stores the records in one statement and returns their ids in order. An encrypted record whose nonce the repo
     /// holds already (a retry) is not stored again: it gets the first copy's id, looked up only when there is one.
     private func store(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
         guard !records.isEmpty else { return [] }
         let values = records.map(\.text), nonces = records.map(\.nonce)
-        let inserted: [(Int64, String?)]
+        let stored: StoreItems<NewItems>.Row
         do {
-            inserted = records.count >= Self.copyFromRecords
-                ? try await copy(records, repo: repo, logger: logger)
-                : try await database.execute(StoreItems<NewItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)
+            stored = try await database.execute(StoreItems<NewItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)[0]
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             // A nonce the repo holds already (a retried upload) or twice in the batch: nothing was stored; again,
             // skipping those.
-            inserted = try await database.execute(StoreItems<RetriedItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)
+            stored = try await database.execute(StoreItems<RetriedItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)[0]
         }
-        // PostgreSQL inserts the rows of `unnest` in order and returns them in that order: a record without a nonce
+        let inserted = zip(stored.ids, stored.nonces).map { ($0, $1.isEmpty ? nil : $1) }
+        // PostgreSQL inserts the rows of `unnest` in order, drawing ascending ids: a record without a nonce
         // is the next returned row without one; one with a nonce is found by it.
         var byNonce: [String: Int64] = [:]
         var withoutNonce = inserted.filter { $0.1 == nil }.map(\.0).makeIterator()
@@ -139,48 +135,20 @@ struct Items: Sendable {
         }
     }
 
-    /// A large batch with COPY, PostgreSQL's fastest way in, which returns nothing: the ids are drawn from the
-    /// table's sequence first, in the batch's order, and written with the rows. Like one statement, COPY stores
-    /// all or nothing; a nonce stored before fails it (23505) and the batch goes again with ``RetriedItems``.
-    private func copy(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [(Int64, String?)] {
-        let ids = try await database.execute(DrawItemIDs(count: records.count), logger: logger).first ?? []
-        guard ids.count == records.count else { throw RPCError.internal("the item sequence gave \(ids.count) ids for \(records.count)") }
-        var rows = CopyRows(capacity: records.reduce(0) { $0 + $1.text.utf8.count + 96 })
-        for (id, record) in zip(ids, records) {
-            rows.append(id)
-            rows.append(repo.id)
-            rows.append(record.text)
-            rows.append(record.nonce)
-            rows.endRow()
-        }
-        try await database.copy(rows, into: "items", schema: "vault", columns: ["id", "repo_id", "value", "nonce"], logger: logger)
-        return zip(ids, records).map { ($0, $1.nonce) }
-    }
-
-    /// The ids as one array: a thousand rows cost the client several milliseconds more than one row of a thousand.
-    struct DrawItemIDs: PostgresPreparedStatement {
-        static let sql = "SELECT array_agg(id ORDER BY id) FROM (SELECT nextval('vault.items_id_seq') AS id FROM generate_series(1, $1)) AS drawn"
-        typealias Row = [Int64]
-
-        var count: Int
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(Int64(count))
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode([Int64].self)
-        }
-    }
-
-    /// The batch as one prepared statement, a row per record, in the batch's order. A batch is first inserted as
-    /// it is, which costs PostgreSQL a fifth less than checking each row for a conflict first (docs/benchmarks.md);
-    /// only a batch that meets a nonce stored before is sent again with `ON CONFLICT DO NOTHING`.
+    /// The batch as one prepared statement, in the batch's order; the ids and nonces of the rows stored come back
+    /// as two arrays in one row (a thousand rows cost the client several milliseconds more than one row of a
+    /// thousand). A batch is first inserted as it is, which costs PostgreSQL a fifth less than checking each row for
+    /// a conflict first (docs/benchmarks.md); only a batch that meets a nonce stored before is sent again with
+    /// `ON CONFLICT DO NOTHING`.
     struct StoreItems<Insert: ItemsInsert>: PostgresPreparedStatement {
-        static var sql: String { Insert.sql }
-        typealias Row = (Int64, String?)
+        static var sql: String {
+            """
+            WITH stored AS (\(Insert.sql))
+            SELECT coalesce(array_agg(id ORDER BY id), '{}'), coalesce(array_agg(coalesce(nonce, '') ORDER BY id), '{}') FROM stored
+            """
+        }
+        /// Ids in the order the rows were stored; a record without a nonce has the empty string.
+        typealias Row = (ids: [Int64], nonces: [String])
 
         var repoID: Int64
         var values: [String]
@@ -196,7 +164,8 @@ struct Items: Sendable {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode(Row.self)
+            let (ids, nonces) = try row.decode(([Int64], [String]).self)
+            return (ids, nonces)
         }
     }
 

@@ -1,18 +1,16 @@
-import Logging
 import NIOCore
-import PostgresNIO
 
 /// Rows for `COPY … FROM STDIN` in PostgreSQL's text format: columns separated by tabs, a row ending in a line
 /// break, `\N` for NULL, and backslash, tab and line breaks inside a value escaped with a backslash.
-public struct CopyRows: Sendable {
-    public private(set) var buffer: ByteBuffer
+struct CopyRows: Sendable {
+    private(set) var buffer: ByteBuffer
     private var columnsInRow = 0
 
-    public init(capacity: Int = 4096) {
+    init(capacity: Int = 4096) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
-    public mutating func append(_ value: String?) {
+    mutating func append(_ value: String?) {
         if columnsInRow > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
         columnsInRow += 1
         guard var text = value else {
@@ -38,26 +36,12 @@ public struct CopyRows: Sendable {
         }
     }
 
-    public mutating func append(_ value: Int64) {
+    mutating func append(_ value: Int64) {
         append(String(value))
     }
 
-    public mutating func endRow() {
+    mutating func endRow() {
         buffer.writeInteger(UInt8(ascii: "\n"))
         columnsInRow = 0
-    }
-
-    public var text: String { String(buffer: buffer) }
-}
-
-extension Database {
-    /// Copies `rows` into `schema.table` in one `COPY`: all or nothing, like one statement.
-    public func copy(_ rows: CopyRows, into table: String, schema: String, columns: [String], logger: Logger) async throws {
-        try await withConnection { connection in
-            // postgres-nio puts the name between one pair of quotes as it is given: this makes it "schema"."table".
-            try await connection.copyFrom(table: "\(schema)\".\"\(table)", columns: columns, logger: logger) { writer in
-                try await writer.write(rows.buffer)
-            }
-        }
     }
 }
