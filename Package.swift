@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "CustodianLoad",
             dependencies: [
-                "CustodianLemon", "LemonClient", "CustodianGeotag", "GeotagClient", "CustodianVault",
+                "CustodianLemon", "LemonClient", "CustodianGeotag", "GeotagClient", "CustodianVault", "CustodianSecurity",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

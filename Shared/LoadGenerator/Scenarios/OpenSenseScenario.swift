@@ -1,4 +1,5 @@
 import Crypto
+import CustodianSecurity
 import Foundation
 import Synchronization
 
@@ -34,7 +35,7 @@ struct OpenSenseScenario: Scenario {
     }
 
     static func md5(_ text: String) -> String {
-        Insecure.MD5.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(Insecure.MD5.hash(data: Data(text.utf8)))
     }
 
     func operation(_ number: Int, client: LoadClient) async -> OperationOutcome {
