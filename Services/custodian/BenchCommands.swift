@@ -130,6 +130,14 @@ struct BenchReport: Codable {
 struct SplitTaxBench {
     let connection: ServerConnection
     let duration: Duration
+    /// How many times each side is measured, in turn.
+    static let slices = 5
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
 
     func run(_ client: LoadClient) async throws -> BenchReport.SplitTax {
         let certificate = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/cert.pem" : nil
@@ -137,26 +145,38 @@ struct SplitTaxBench {
         return try await InProcessUploadServer.withServer(certificate: certificate, key: key) { baseURL in
             let local = try LoadClient.make(baseURL: baseURL, adminToken: "", caFile: certificate, insecure: connection.insecure, connections: 16)
             let scenario = Workloads.request("refused-upload", method: "POST", path: "/upload", body: "{}", expectedStatus: 400)
-            func measure(_ target: LoadClient, concurrency: Int) async throws -> LatencySummary {
-                let plan = LoadPlan(model: .closed(concurrency: concurrency), duration: duration, scenarios: [], clients: 0, verify: false)
+            func measure(_ target: LoadClient, concurrency: Int, for length: Duration) async throws -> LatencySummary {
+                let plan = LoadPlan(model: .closed(concurrency: concurrency), duration: length, scenarios: [], clients: 0, verify: false)
                 return try await LoadRunner.run(plan, prepared: [(scenario, 1)], client: target, output: .quiet).total
             }
-            let measured: Result<(LatencySummary, LatencySummary, LatencySummary, LatencySummary), any Error>
+            // Side by side in alternating slices, and each figure the median over the slices (the added latency the
+            // median of each slice pair's difference): a machine that slows down for a while slows both sides alike.
+            let slice = duration / Self.slices
+            var throughput: [(inProcess: Double, gateway: Double)] = []
+            var single: [(inProcess: Double, gateway: Double)] = []
+            var errors = 0
+            let measured: Result<Void, any Error>
             do {
-                // Side by side, alternating: a machine that slows down in between slows both.
-                measured = .success((try await measure(local, concurrency: 16), try await measure(client, concurrency: 16),
-                                     try await measure(local, concurrency: 1), try await measure(client, concurrency: 1)))
+                for _ in 0..<Self.slices {
+                    let (inProcess, gateway) = (try await measure(local, concurrency: 16, for: slice), try await measure(client, concurrency: 16, for: slice))
+                    throughput.append((inProcess.throughput, gateway.throughput))
+                    let (inProcessSingle, gatewaySingle) = (try await measure(local, concurrency: 1, for: slice), try await measure(client, concurrency: 1, for: slice))
+                    single.append((inProcessSingle.p50Milliseconds, gatewaySingle.p50Milliseconds))
+                    errors += inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors
+                }
+                measured = .success(())
             } catch {
                 measured = .failure(error)
             }
             await local.shutdown()
-            let (inProcess, gateway, inProcessSingle, gatewaySingle) = try measured.get()
+            try measured.get()
+            let inProcess = median(throughput.map(\.inProcess)), gateway = median(throughput.map(\.gateway))
             return BenchReport.SplitTax(
-                inProcessPerSecond: inProcess.throughput, gatewayPerSecond: gateway.throughput,
-                ratio: inProcess.throughput > 0 ? gateway.throughput / inProcess.throughput : 0,
-                inProcessP50Milliseconds: inProcessSingle.p50Milliseconds, gatewayP50Milliseconds: gatewaySingle.p50Milliseconds,
-                addedP50Microseconds: (gatewaySingle.p50Milliseconds - inProcessSingle.p50Milliseconds) * 1000,
-                errors: inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors)
+                inProcessPerSecond: inProcess, gatewayPerSecond: gateway,
+                ratio: median(throughput.map { $0.inProcess > 0 ? $0.gateway / $0.inProcess : 0 }),
+                inProcessP50Milliseconds: median(single.map(\.inProcess)), gatewayP50Milliseconds: median(single.map(\.gateway)),
+                addedP50Microseconds: median(single.map { ($0.gateway - $0.inProcess) * 1000 }),
+                errors: errors)
         }
     }
 }

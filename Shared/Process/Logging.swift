@@ -9,7 +9,7 @@ public enum CustodianLogging {
         let development = configuration.string(RuntimeKey.environment, default: "development") == "development"
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = development
-                ? StreamLogHandler.standardError(label: label)
+                ? ReadableLogHandler(label: label)
                 : JSONLinesLogHandler(label: label)
             handler.logLevel = level
             return handler
@@ -17,6 +17,37 @@ public enum CustodianLogging {
         var logger = Logger(label: service)
         logger[metadataKey: "service"] = .string(service)
         return logger
+    }
+}
+
+/// Lines for a person on standard error: `2026-11-24T18:00:00+0000 info gateway: method=POST route=/upload request`.
+/// swift-log's `StreamLogHandler` writes the same, but formats the metadata each time a key is set; every request
+/// sets two (the request ids), so the formatting is left to the lines actually written.
+public struct ReadableLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+
+    public init(label: String) {
+        self.label = label
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let line = "\(Self.timestamp()) \(event.level) \(label):\(fields.isEmpty ? "" : " " + fields) \(event.message)\n"
+        Self.output.withLock { _ in FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    private static let output = Mutex(())
+
+    private static func timestamp() -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: false).format(Date())
     }
 }
 

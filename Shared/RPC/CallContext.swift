@@ -42,7 +42,7 @@ public struct CallContext: Codable, Sendable {
 
     /// A context for work that no HTTP request started (start-up jobs, command-line tools).
     public static func background(_ purpose: String, timeout: TimeInterval = 30) -> CallContext {
-        CallContext(requestID: "\(purpose)-\(UUID().uuidString.lowercased())", deadline: Date().addingTimeInterval(timeout))
+        CallContext(requestID: "\(purpose)-\(RequestID.random())", deadline: Date().addingTimeInterval(timeout))
     }
 }
 

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A few pipelined connections to one replica, opened when needed and replaced when they close.
@@ -43,23 +44,31 @@ final class EndpointPool: Sendable {
                 return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "client is shut down"))
             }
             state.connections.removeAll { !$0.isUsable }
-            let best = state.connections.min { $0.inFlight < $1.inFlight }
+            // A connection on the caller's own event loop first: sending and hearing back then need no thread
+            // hand-over. Otherwise the least busy one, and another connection (on the caller's loop) while
+            // there is room for one and every connection is busy or elsewhere.
+            let here = MultiThreadedEventLoopGroup.currentEventLoop
+            let local = here.flatMap { loop in
+                state.connections.filter { $0.eventLoop === loop }.min { $0.inFlight < $1.inFlight }
+            }
+            let best = local.flatMap { $0.inFlight < settings.callsBeforeAnotherConnection ? $0 : nil }
+                ?? state.connections.min { $0.inFlight < $1.inFlight }
             let wantsAnother = state.connections.count < settings.connectionsPerEndpoint
-                && (best == nil || best!.inFlight >= settings.callsBeforeAnotherConnection)
+                && (best == nil || best!.inFlight >= settings.callsBeforeAnotherConnection || (here != nil && local == nil))
             if wantsAnother && state.connecting == nil {
                 if let downUntil = state.downUntil, downUntil > .now(), best == nil {
                     return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "replica marked down after a failed connect"))
                 }
                 // The connect starts once the lock is released: its completion may run at once, on this thread,
                 // and takes the lock itself.
-                let promise = eventLoopGroup.any().makePromise(of: RPCConnection.self)
+                let promise = (here ?? eventLoopGroup.any()).makePromise(of: RPCConnection.self)
                 started = promise
                 state.connecting = promise.futureResult
             }
             if let best { return .use(best) }
             return .wait(state.connecting!)
         }
-        if let started { startConnecting(completing: started) }
+        if let started { startConnecting(completing: started, on: started.futureResult.eventLoop) }
         switch next {
         case .use(let connection): return connection
         case .wait(let future): return try await future.get()
@@ -67,9 +76,9 @@ final class EndpointPool: Sendable {
         }
     }
 
-    private func startConnecting(completing promise: EventLoopPromise<RPCConnection>) {
+    private func startConnecting(completing promise: EventLoopPromise<RPCConnection>, on eventLoop: any EventLoop) {
         let future = RPCConnection.connect(
-            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoopGroup: eventLoopGroup)
+            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoop: eventLoop)
         future.whenComplete { result in
             let orphan: RPCConnection? = self.state.withLock { state in
                 state.connecting = nil

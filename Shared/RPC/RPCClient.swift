@@ -11,7 +11,8 @@ import Synchronization
 /// per replica, reconnects on its own, and retries on another replica only when a call certainly did not run.
 public final class RPCClient: Service, Sendable {
     public struct Settings: Sendable {
-        public var connectionsPerEndpoint = 2
+        /// Enough for one on each of the caller's event loops (see `EndpointPool`), and one more.
+        public var connectionsPerEndpoint = min(max(2, System.coreCount + 1), 16)
         /// Calls in flight on the least busy connection before a further one is opened.
         public var callsBeforeAnotherConnection = 32
         public var maximumFrameSize = RPCFraming.defaultMaximumFrameSize

@@ -47,9 +47,9 @@ final class RPCConnection: Sendable {
     }
 
     static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount,
-                        eventLoopGroup: any EventLoopGroup) -> EventLoopFuture<RPCConnection> {
+                        eventLoop: any EventLoop) -> EventLoopFuture<RPCConnection> {
         let state = RPCConnectionState()
-        let bootstrap = ClientBootstrap(group: eventLoopGroup)
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -70,6 +70,9 @@ final class RPCConnection: Sendable {
         }
     }
 
+    /// The loop the connection's I/O runs on: a caller running there sends and hears back without a thread hand-over.
+    var eventLoop: any EventLoop { channel.eventLoop }
+
     /// Open, and its server has not said goodbye.
     var isUsable: Bool { channel.isActive && !state.goodbyeReceived.load(ordering: .relaxed) }
 
@@ -86,15 +89,19 @@ final class RPCConnection: Sendable {
         callsInFlight.wrappingAdd(1, ordering: .relaxed)
         defer { callsInFlight.wrappingSubtract(1, ordering: .relaxed) }
         let handler = self.handler
-        let eventLoop = channel.eventLoop
+        let eventLoop = self.eventLoop
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                eventLoop.execute {
+                if eventLoop.inEventLoop {
                     handler.value.send(id: id, frame: frame, deadline: deadline, continuation: continuation)
+                } else {
+                    eventLoop.execute {
+                        handler.value.send(id: id, frame: frame, deadline: deadline, continuation: continuation)
+                    }
                 }
             }
         } onCancel: {

@@ -66,13 +66,17 @@ struct RPCDispatcher: Sendable {
     private func respond(to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool) async -> ByteBuffer? {
         let response: ByteBuffer
         do {
-            guard let handler = methods.handlers[method] else {
+            guard let registered = methods.handlers[method] else {
                 throw RPCError(.methodNotFound, reason: "method_not_found", message: "method not found: \(method)")
             }
             if let deadline = context.deadlineDate, deadline < Date() {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
             }
-            response = try await handler(request, context)
+            if registered.work == .cpuHeavy || request.frame.readableBytes >= OffLoop.largeBodySize {
+                response = try await OffLoop.run { try await registered.handler(request, context) }
+            } else {
+                response = try await registered.handler(request, context)
+            }
         } catch {
             let rpcError = rpcError(for: error, method: method, context: context)
             return isNotification ? nil : encodeError(rpcError, id: request.id)
@@ -92,10 +96,12 @@ struct RPCDispatcher: Sendable {
         return .internal()
     }
 
+    /// Written from a tree, not through `JSONEncoder`: an error is as common an answer as a result (every 4xx).
     func encodeError(_ error: RPCError, id: RPCID?) -> ByteBuffer {
-        // Encoding these fixed shapes cannot fail.
-        (try? JSONEncoder().encodeAsByteBuffer(RPCErrorResponse(id: id, error: error.object), allocator: ByteBufferAllocator()))
-            ?? ByteBuffer()
+        var frame: [UInt8] = []
+        frame.reserveCapacity(192)
+        JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "error": error.object.json]).write(into: &frame)
+        return ByteBuffer(bytes: frame)
     }
 }
 

@@ -169,6 +169,18 @@ extension RPCErrorObject {
         }
         self.init(code: Int(truncatingIfNeeded: code), message: message, data: data)
     }
+
+    /// The members `JSONEncoder` writes for it (absent optionals left out).
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]
+        if let data {
+            var dataFields: [String: JSONValue] = ["reason": .string(data.reason)]
+            if let details = data.details { dataFields["details"] = details }
+            if let retryAfter = data.retryAfter { dataFields["retryAfter"] = .int(Int64(retryAfter)) }
+            fields["data"] = .object(dataFields)
+        }
+        return .object(fields)
+    }
 }
 
 /// Inputs and results whose frames are written from a ``JSONValue`` tree instead of through `JSONEncoder`.

@@ -14,7 +14,22 @@ public struct RPCMethods: Sendable {
 
     typealias Handler = @Sendable (_ request: Request, _ context: CallContext) async throws -> ByteBuffer
 
-    private(set) var handlers: [String: Handler] = [:]
+    /// How long a method keeps a CPU busy. Calls run on the event loop of the connection they came on, which saves
+    /// thread hand-overs; a method that computes for long runs off it, so that it does not hold up the loop's other
+    /// connections (see `EventLoopTaskExecutor`).
+    public enum Work: Sendable {
+        /// Reads its input, waits for the database or another service, writes a small answer.
+        case brief
+        /// Hashes passwords, renders images or documents, or reads and writes many rows in one call.
+        case cpuHeavy
+    }
+
+    struct Method: Sendable {
+        var work: Work
+        var handler: Handler
+    }
+
+    private(set) var handlers: [String: Method] = [:]
 
     public init() {}
 
@@ -24,10 +39,11 @@ public struct RPCMethods: Sendable {
     public mutating func register<Input: Codable & Sendable, Output: Encodable & Sendable>(
         _ name: String,
         input: Input.Type = Input.self,
+        work: Work = .brief,
         _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {
         precondition(handlers[name] == nil, "RPC method \(name) registered twice")
-        handlers[name] = { request, context in
+        handlers[name] = Method(work: work) { request, context in
             let input: Input
             if let fields = request.fields, let fast = Self.input(Input.self, from: fields["params"]) {
                 input = fast

@@ -191,20 +191,23 @@ public final class RPCServer: Service, Sendable {
         defer { _ = state.withLock { $0.connections.removeValue(forKey: key) } }
 
         do {
-            try await connection.executeThenClose { inbound, outbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await frame in inbound {
-                        switch admit(key) {
-                        case .accepted:
-                            group.addTask {
-                                if let response = await self.dispatcher.handle(frame) {
-                                    try? await outbound.write(self.fitting(response, answering: frame))
+            // The connection's calls run on its event loop (`EventLoopTaskExecutor`); heavy ones leave it (`RPCDispatcher`).
+            try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                try await connection.executeThenClose { inbound, outbound in
+                    try await withThrowingDiscardingTaskGroup { group in
+                        for try await frame in inbound {
+                            switch admit(key) {
+                            case .accepted:
+                                group.addTask {
+                                    if let response = await self.dispatcher.handle(frame) {
+                                        try? await outbound.write(self.fitting(response, answering: frame))
+                                    }
+                                    self.finishCall(key)
                                 }
-                                self.finishCall(key)
-                            }
-                        case .refused(let error):
-                            if let response = refusal(for: frame, error: error) {
-                                try await outbound.write(response)
+                            case .refused(let error):
+                                if let response = refusal(for: frame, error: error) {
+                                    try await outbound.write(response)
+                                }
                             }
                         }
                     }

@@ -39,6 +39,48 @@ struct ClientServerTests {
         }
     }
 
+    @Test func briefCallsRunOnTheConnectionsEventLoopAndHeavyOnesElsewhere() async throws {
+        try await withServer { _, directory, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let brief = try await client.call("test", "test.where", context: context(), as: String.self)
+            #expect(brief == "loop")
+            let heavy = try await client.call("test", "test.whereHeavy", context: context(), as: String.self)
+            #expect(heavy == "pool")
+            // A frame of 64 KiB or more is a lot of JSON to read: off the loop as well.
+            let large = try await client.call("test", "test.where", input: Echo(text: String(repeating: "x", count: OffLoop.largeBodySize)),
+                                              context: context(), as: String.self)
+            #expect(large == "pool")
+        }
+    }
+
+    @Test func aLongComputationDoesNotHoldUpTheOtherCallsOfItsConnection() async throws {
+        let started = StartedCalls()
+        // One event loop for the server: a computation on it would stall every connection.
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        try await withServer(methods: testMethods(started: started), eventLoopGroup: loop) { _, directory, _ in
+            var settings = RPCClient.Settings()
+            settings.connectionsPerEndpoint = 1
+            let client = makeClient(directory: directory, settings: settings)
+            defer { client.shutdown() }
+            let finished = CompletionOrder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    _ = try await client.call("test", "test.spin", input: Echo(text: "spin", delayMilliseconds: 3000), context: context(timeout: 60), as: Echo.self)
+                    finished.append("spin")
+                }
+                while started.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                group.addTask {
+                    _ = try await client.call("test", "test.echo", input: Echo(text: "echo"), context: context(timeout: 60), as: Echo.self)
+                    finished.append("echo")
+                }
+                try await group.waitForAll()
+            }
+            #expect(finished.values == ["echo", "spin"])
+        }
+        try await loop.shutdownGracefully()
+    }
+
     @Test func manyPipelinedCallsAllSucceed() async throws {
         try await withServer { _, directory, _ in
             let client = makeClient(directory: directory)

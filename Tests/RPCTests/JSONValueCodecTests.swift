@@ -76,6 +76,24 @@ struct JSONValueCodecTests {
         #expect(throws: JSONValue.ParseError(reason: .invalidUTF8, offset: 1)) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
+    @Test func errorFramesReadAsTheirCodableForm() throws {
+        let dispatcher = RPCDispatcher(methods: RPCMethods(), logger: .init(label: "test"), errorMapper: { _ in nil })
+        let errors: [(RPCError, RPCID?)] = [
+            (RPCError(.invalidParams, reason: "invalid_params", message: "device_id is required \"quoted\" é"), .number(7)),
+            (RPCError(.unavailable, reason: "database_unavailable", message: "down", retryAfter: 2), .string("call-1")),
+            (RPCError(.tooManyRequests, reason: "too_many_calls", message: "slow down"), nil),
+        ]
+        for (error, id) in errors {
+            var withDetails = error
+            withDetails.details = .object(["errors": .array([.string("a"), .int(1)])])
+            for candidate in [error, withDetails] {
+                let ours = try JSONValue.parse(Array(buffer: dispatcher.encodeError(candidate, id: id)))
+                let theirs = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(RPCErrorResponse(id: id, error: candidate.object)))
+                #expect(ours == theirs)
+            }
+        }
+    }
+
     @Test func depthIsLimited() throws {
         let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
         #expect(throws: JSONValue.ParseError(reason: .tooDeep, offset: 32)) { try JSONValue.parse(Array(deep.utf8), maximumDepth: 32) }

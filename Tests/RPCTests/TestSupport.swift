@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 import ServiceLifecycle
 @testable import CustodianRPC
@@ -41,7 +43,21 @@ func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     methods.register("test.whoami", input: Empty.self) { _, context in
         context.principal?.id ?? "nobody"
     }
+    // Where a call runs: "loop" on an event loop thread, "pool" elsewhere.
+    methods.register("test.where", input: Empty.self) { _, _ in threadKind() }
+    methods.register("test.whereHeavy", input: Empty.self, work: .cpuHeavy) { _, _ in threadKind() }
+    // Holds its thread for `delayMilliseconds`, as a long computation does.
+    methods.register("test.spin", input: Echo.self, work: .cpuHeavy) { input, _ in
+        started.record()
+        let end = ContinuousClock.now + .milliseconds(input.delayMilliseconds ?? 0)
+        while ContinuousClock.now < end {}
+        return input
+    }
     return methods
+}
+
+private func threadKind() -> String {
+    MultiThreadedEventLoopGroup.currentEventLoop == nil ? "pool" : "loop"
 }
 
 let testLogger = Logger(label: "rpc-tests")
@@ -51,11 +67,13 @@ func withServer<T: Sendable>(
     methods: RPCMethods = testMethods(),
     directory: String? = nil,
     maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
     _ body: @Sendable (_ server: RPCServer, _ directory: String, _ endpoint: Endpoint) async throws -> T
 ) async throws -> T {
     let directory = try directory ?? temporarySocketDirectory()
     let endpoint = try Endpoint("unix:\(directory)/\(UUID().uuidString.prefix(6)).sock")
-    let server = RPCServer(configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize), methods: methods, logger: testLogger)
+    let server = RPCServer(configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize), methods: methods, logger: testLogger,
+                           eventLoopGroup: eventLoopGroup)
     let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: testLogger))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { try await group.run() }

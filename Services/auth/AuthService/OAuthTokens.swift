@@ -46,7 +46,8 @@ struct OAuthTokens: Sendable {
         let admission = try await throttle.admit(key, logger: context.logger)
         let user = try await users.find(email: key, logger: context.logger)
         // An unknown email costs as much as a wrong password, so that timing tells nothing.
-        let valid = Sodium.verifyPassword(password, hash: user?.passwordHash ?? Self.dummyHash)
+        let stored = user?.passwordHash ?? Self.dummyHash
+        let valid = try await BlockingWork.run { Sodium.verifyPassword(password, hash: stored) }
         guard let user, valid else {
             try await throttle.recordFailure(key, admission: admission, logger: context.logger)
             throw Self.error(.unauthenticated, "invalid_grant", "Invalid email or password")

@@ -40,7 +40,8 @@ struct VaultUsers: Sendable {
         guard (6...1024).contains(request.password.count) else {
             throw RPCError.validation(location: ["body", "password"], message: "password must have 6 to 1024 characters")
         }
-        let hash = try Sodium.passwordHash(request.password)
+        let password = request.password
+        let hash = try await BlockingWork.run { try Sodium.passwordHash(password) }
         let rows = try await database.query(
             """
             INSERT INTO auth.vault_users (email, name, password_hash) VALUES (\(email), \(request.name), \(hash))
@@ -103,12 +104,14 @@ struct VaultUsers: Sendable {
         // A stolen token must not become a way to guess the password: the login's throttle counts here too.
         let admission = try await throttle.admit(stored.email, logger: context.logger)
         // 403, not 401: the token is fine, and apps log out on a 401.
-        guard Sodium.verifyPassword(request.current_password, hash: stored.hash) else {
+        let (current, storedHash) = (request.current_password, stored.hash)
+        guard try await BlockingWork.run({ Sodium.verifyPassword(current, hash: storedHash) }) else {
             try await throttle.recordFailure(stored.email, admission: admission, logger: context.logger)
             throw RPCError.forbidden("The current password is wrong", reason: "wrong_password")
         }
         try await throttle.clear(stored.email, logger: context.logger)
-        let newHash = try Sodium.passwordHash(request.new_password)
+        let newPassword = request.new_password
+        let newHash = try await BlockingWork.run { try Sodium.passwordHash(newPassword) }
         _ = try await services.call("vault", "vault.users.reseal",
                                     input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
                                     context: context, as: Empty.self)

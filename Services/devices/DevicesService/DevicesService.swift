@@ -39,12 +39,12 @@ public enum DevicesService {
         methods.register("devices.opensense.key", input: HTTPInput.self) { try await openSenseAdmin.key($0, context: $1) }
         methods.register("devices.opensense.replaceConfig", input: HTTPInput.self) { try await openSenseAdmin.replaceConfig($0, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
-        methods.register("devices.device.label", input: HTTPInput.self) { try await labels.label($0, context: $1) }
-        methods.register("devices.device.labels", input: HTTPInput.self) { try await labels.sheet($0, context: $1) }
+        methods.register("devices.device.label", input: HTTPInput.self, work: .cpuHeavy) { try await labels.label($0, context: $1) }
+        methods.register("devices.device.labels", input: HTTPInput.self, work: .cpuHeavy) { try await labels.sheet($0, context: $1) }
         let measurementExport = MeasurementExport(database: database)
         let openSenseExport = OpenSenseExport(database: database)
-        methods.register("devices.measurements.export", input: HTTPInput.self) { try await measurementExport.page($0, context: $1) }
-        methods.register("devices.opensense.export", input: HTTPInput.self) { try await openSenseExport.page($0, context: $1) }
+        methods.register("devices.measurements.export", input: HTTPInput.self, work: .cpuHeavy) { try await measurementExport.page($0, context: $1) }
+        methods.register("devices.opensense.export", input: HTTPInput.self, work: .cpuHeavy) { try await openSenseExport.page($0, context: $1) }
         return methods
     }
 }

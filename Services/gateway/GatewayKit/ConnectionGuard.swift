@@ -1,3 +1,4 @@
+import CustodianRPC
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -61,8 +62,12 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// On the connection's own event loop: the request, its RPC call (on a connection of the same loop) and the
+    /// answer then pass without a thread hand-over. Large bodies leave the loop (`RouteForwarder`).
     func handle(value: Value, logger: Logger) async {
-        await handleHTTP(asyncChannel: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await handleHTTP(asyncChannel: value, logger: logger)
+        }
     }
 }
 

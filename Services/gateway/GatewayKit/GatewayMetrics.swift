@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// Prometheus figures the gateway exposes on `/metrics`: per route, requests counted by status and their
 /// latency; per service, RPC latency by method and outcome. Kept in the gateway's own registry rather
@@ -14,6 +15,19 @@ public final class GatewayMetrics: Sendable {
 
     /// The server's connections: how many are open, and how many were closed for being surplus or too slow.
     let connections: ConnectionCensus
+
+    /// Each request's counter and histograms, found by their labels without building the registry's descriptors
+    /// and label lists again (a visible share of a small request's time).
+    private let requestMetrics = Mutex<[RequestLabels: (count: Counter, duration: DurationHistogram)]>([:])
+    private let rpcMetrics = Mutex<[RPCLabels: DurationHistogram]>([:])
+
+    private struct RequestLabels: Hashable {
+        var route: String, method: String, status: Int
+    }
+
+    private struct RPCLabels: Hashable {
+        var service: String, method: String, outcome: String
+    }
 
     public init() {
         let registry = PrometheusCollectorRegistry()
@@ -37,24 +51,41 @@ public final class GatewayMetrics: Sendable {
         ).increment()
     }
 
+    /// A client may send any token as its method: others count as `OTHER`, so that they cannot grow the metrics.
+    private static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        registry.makeCounter(
-            descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
-            labels: [("route", route), ("method", method), ("status", String(status))]
-        ).increment()
-        registry.makeDurationHistogram(
-            descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
-            labels: [("route", route), ("method", method)],
-            buckets: Self.latencyBuckets
-        ).record(duration)
+        let method = Self.methods.contains(method) ? method : "OTHER"
+        let labels = RequestLabels(route: route, method: method, status: status)
+        let metrics = requestMetrics.withLock { cache in
+            if let known = cache[labels] { return known }
+            let made = (
+                count: registry.makeCounter(
+                    descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
+                    labels: [("route", route), ("method", method), ("status", String(status))]),
+                duration: registry.makeDurationHistogram(
+                    descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
+                    labels: [("route", route), ("method", method)],
+                    buckets: Self.latencyBuckets))
+            cache[labels] = made
+            return made
+        }
+        metrics.count.increment()
+        metrics.duration.record(duration)
     }
 
     func recordRPC(service: String, method: String, seconds: Double, outcome: String) {
-        registry.makeDurationHistogram(
-            descriptor: .init(metricName: "custodian_rpc_duration", unitName: "seconds", helpText: "RPC latency by service, method and outcome"),
-            labels: [("service", service), ("method", method), ("outcome", outcome)],
-            buckets: Self.latencyBuckets
-        ).record(.nanoseconds(Int64(seconds * 1e9)))
+        let labels = RPCLabels(service: service, method: method, outcome: outcome)
+        let histogram = rpcMetrics.withLock { cache in
+            if let known = cache[labels] { return known }
+            let made = registry.makeDurationHistogram(
+                descriptor: .init(metricName: "custodian_rpc_duration", unitName: "seconds", helpText: "RPC latency by service, method and outcome"),
+                labels: [("service", service), ("method", method), ("outcome", outcome)],
+                buckets: Self.latencyBuckets)
+            cache[labels] = made
+            return made
+        }
+        histogram.record(.nanoseconds(Int64(seconds * 1e9)))
     }
 
     func render() -> String {

@@ -59,7 +59,7 @@ struct GatewayMiddleware: RouterMiddleware {
         {
             return given
         }
-        return UUID().uuidString.lowercased()
+        return RequestID.random()
     }
 
     static func reason(for status: HTTPResponse.Status) -> String {

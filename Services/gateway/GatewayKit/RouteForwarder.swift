@@ -45,7 +45,14 @@ struct RouteForwarder: Sendable {
             try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
             rawBody = try await collectBody(of: request)
         }
+        // Reading and writing a large body's JSON takes milliseconds: not on the connection's event loop.
+        if rawBody.readableBytes >= OffLoop.largeBodySize {
+            return try await OffLoop.run { [callContext] in try await forward(rawBody, of: request, context: context, callContext: callContext) }
+        }
+        return try await forward(rawBody, of: request, context: context, callContext: callContext)
+    }
 
+    private func forward(_ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext) async throws -> Response {
         let input = try admitted(HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
                                            headers: forwardedHeaders(request)), principal: callContext.principal)
         do {

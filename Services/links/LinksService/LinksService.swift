@@ -18,16 +18,16 @@ public enum LinksService {
         }
 
         // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
-        methods.register("links.qr.render", input: QRRenderInput.self) { input, _ in
+        methods.register("links.qr.render", input: QRRenderInput.self, work: .cpuHeavy) { input, _ in
             try QRImages.render(input)
         }
-        methods.register("links.qr.http", input: HTTPInput.self) { input, context in
+        methods.register("links.qr.http", input: HTTPInput.self, work: .cpuHeavy) { input, context in
             try requireAdmin(context)
             return try QRImages.render(QRQuery.renderInput(from: input))
         }
 
         // Printable label sheets, for the device labels `devices` serves to admins.
-        methods.register("links.labels.sheet", input: LabelSheetInput.self) { input, _ in
+        methods.register("links.labels.sheet", input: LabelSheetInput.self, work: .cpuHeavy) { input, _ in
             try LabelSheet.render(input)
         }
 

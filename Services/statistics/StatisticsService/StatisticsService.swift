@@ -30,9 +30,9 @@ public enum StatisticsService {
         methods.register("statistics.admin.symptoms.list", input: HTTPInput.self) { try await reference.adminSymptoms(context: $1) }
         methods.register("statistics.admin.symptoms.upsert", input: HTTPInput.self) { try await reference.adminUpsertSymptom($0, context: $1) }
         methods.register("statistics.admin.symptoms.deactivate", input: HTTPInput.self) { try await reference.adminDeactivateSymptom($0, context: $1) }
-        methods.register("statistics.admin.covid.import", input: HTTPInput.self) { try await figures.importCSV($0, context: $1) }
+        methods.register("statistics.admin.covid.import", input: HTTPInput.self, work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
         methods.register("statistics.admin.submissions.counts", input: HTTPInput.self) { try await submissions.counts($0, context: $1) }
-        methods.register("statistics.admin.submissions.export", input: HTTPInput.self) { try await submissions.export($0, context: $1) }
+        methods.register("statistics.admin.submissions.export", input: HTTPInput.self, work: .cpuHeavy) { try await submissions.export($0, context: $1) }
         return methods
     }
 }

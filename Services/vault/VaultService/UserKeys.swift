@@ -14,7 +14,9 @@ struct UserKeys: Sendable {
     func create(_ input: VaultUserKeysInput, context: CallContext) async throws -> Empty {
         let pair = try Sodium.boxKeyPair()
         let salt = Sodium.randomBytes(Sodium.passwordSaltLength)
-        let sealed = try Sodium.secretBox(pair.secretKey, key: try Sodium.deriveKey(password: input.password, salt: salt))
+        let password = input.password
+        let key = try await BlockingWork.run { try Sodium.deriveKey(password: password, salt: salt) }
+        let sealed = try Sodium.secretBox(pair.secretKey, key: key)
         try await database.query(
             """
             INSERT INTO vault.user_keys (user_id, public_key, secret_sealed, salt)
@@ -27,7 +29,9 @@ struct UserKeys: Sendable {
     func reseal(_ input: VaultUserResealInput, context: CallContext) async throws -> Empty {
         let pair = try await keyPair(userID: input.userID, password: input.oldPassword, logger: context.logger)
         let salt = Sodium.randomBytes(Sodium.passwordSaltLength)
-        let sealed = try Sodium.secretBox(pair.secretKey, key: try Sodium.deriveKey(password: input.newPassword, salt: salt))
+        let newPassword = input.newPassword
+        let key = try await BlockingWork.run { try Sodium.deriveKey(password: newPassword, salt: salt) }
+        let sealed = try Sodium.secretBox(pair.secretKey, key: key)
         try await database.query(
             "UPDATE vault.user_keys SET secret_sealed = \(Data(sealed)), salt = \(Data(salt)), updated_at = now() WHERE user_id = \(input.userID)",
             logger: context.logger)
@@ -45,7 +49,8 @@ struct UserKeys: Sendable {
         let rows = try await database.query(
             "SELECT public_key, secret_sealed, salt FROM vault.user_keys WHERE user_id = \(userID)", logger: logger)
         for try await (publicKey, sealed, salt) in rows.decode((Data, Data, Data).self) {
-            let key = try Sodium.deriveKey(password: password, salt: Array(salt))
+            let saltBytes = Array(salt)
+            let key = try await BlockingWork.run { try Sodium.deriveKey(password: password, salt: saltBytes) }
             guard let secret = try? Sodium.openSecretBox(Array(sealed), key: key) else {
                 throw RPCError.forbidden("The password does not open this data vault", reason: "wrong_password")
             }

@@ -24,12 +24,12 @@ public enum VaultService {
         methods.register("vault.repos.pubKey", input: HTTPInput.self) { try await repos.publicKey($0, context: $1) }
         methods.register("vault.items.write", input: HTTPInput.self) { try await items.write($0, context: $1) }
         methods.register("vault.items.read", input: HTTPInput.self) { try await items.read($0, context: $1) }
-        methods.register("vault.items.decrypted", input: HTTPInput.self) { try await items.decrypted($0, context: $1) }
+        methods.register("vault.items.decrypted", input: HTTPInput.self, work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
         // Administration.
         methods.register("vault.admin.createModule", input: HTTPInput.self) { try await modules.create($0, context: $1) }
         methods.register("vault.admin.createRepo", input: HTTPInput.self) { try await repos.create($0, context: $1) }
         methods.register("vault.admin.grant", input: HTTPInput.self) { try await modules.grant($0, context: $1, repos: repos) }
-        methods.register("vault.admin.moduleQR", input: HTTPInput.self) { try await modules.loginQR($0, context: $1) }
+        methods.register("vault.admin.moduleQR", input: HTTPInput.self, work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
         return methods
     }
 }
