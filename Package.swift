@@ -51,6 +51,8 @@ let package = Package(
             path: "Shared/RPC",
             swiftSettings: settings
         ),
+        // Each service's methods as typed descriptors, with the inputs and results that cross services.
+        .target(name: "CustodianContracts", dependencies: ["CustodianRPC"], path: "Shared/Contracts", swiftSettings: settings),
         .target(
             name: "CustodianSecurity",
             dependencies: [
@@ -183,6 +185,7 @@ let package = Package(
             name: "GatewayKit",
             dependencies: [
                 "CustodianRPC",
+                "CustodianContracts",
                 "CustodianProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -203,7 +206,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "VaultService", "StatisticsService", "CustodianLemon",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -215,7 +218,7 @@ let package = Package(
         .target(
             name: "DevicesService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "LinksService",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/devices/DevicesService",
@@ -233,7 +236,7 @@ let package = Package(
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CQRencode",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CQRencode",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",
@@ -257,7 +260,7 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault", "LinksService",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",
@@ -269,7 +272,7 @@ let package = Package(
         .target(
             name: "StatisticsService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -324,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["LinksService", "CustodianRPC", "CustodianRuntime", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CustodianContracts", "LinksService", "CustodianRPC", "CustodianRuntime", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/LinksTests"
         ),
         .testTarget(
@@ -345,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayKit", "CustodianProcess", "CustodianRPC", "CustodianJWT",
+                "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -354,7 +357,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -205,12 +205,12 @@ struct ComposeFileTests {
 // MARK: - Reading the files
 
 /// The repository root: this file is `Tests/DeployTests/ComposeFileTests.swift`.
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
+let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()
     .deletingLastPathComponent()
     .deletingLastPathComponent()
 
-private func repositoryFile(_ path: String) throws -> String {
+func repositoryFile(_ path: String) throws -> String {
     try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
 }
 

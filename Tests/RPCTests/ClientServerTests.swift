@@ -63,20 +63,19 @@ struct ClientServerTests {
             settings.connectionsPerEndpoint = 1
             let client = makeClient(directory: directory, settings: settings)
             defer { client.shutdown() }
-            let finished = CompletionOrder()
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // The spin runs until the interruption reaches it, which a spin on the server's only loop would prevent.
+            let spun = try await withThrowingTaskGroup(of: Echo?.self) { group in
                 group.addTask {
-                    _ = try await client.call("test", "test.spin", input: Echo(text: "spin", delayMilliseconds: 3000), context: context(timeout: 60), as: Echo.self)
-                    finished.append("spin")
+                    try await client.call("test", "test.spin", input: Echo(text: "spin", delayMilliseconds: 20000), context: context(timeout: 60), as: Echo.self)
                 }
                 while started.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 group.addTask {
-                    _ = try await client.call("test", "test.echo", input: Echo(text: "echo"), context: context(timeout: 60), as: Echo.self)
-                    finished.append("echo")
+                    _ = try await client.call("test", "test.interrupt", context: context(timeout: 60), as: Empty.self)
+                    return nil
                 }
-                try await group.waitForAll()
+                return try await group.reduce(into: [Echo]()) { if let echo = $1 { $0.append(echo) } }.first
             }
-            #expect(finished.values == ["echo", "spin"])
+            #expect(spun?.text == "interrupted")
         }
         try await loop.shutdownGracefully()
     }

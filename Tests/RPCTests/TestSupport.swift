@@ -25,9 +25,12 @@ final class StartedCalls: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
+enum SpinState: Sendable { case idle, spinning, interrupted }
+
 /// Methods the tests call: echo with an optional delay, and one that fails with an application error.
 func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     var methods = RPCMethods()
+    let spin = Mutex(SpinState.idle)
     methods.register("test.echo", input: Echo.self) { input, _ in
         started.record()
         if let delay = input.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
@@ -46,12 +49,22 @@ func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     // Where a call runs: "loop" on an event loop thread, "pool" elsewhere.
     methods.register("test.where", input: Empty.self) { _, _ in threadKind() }
     methods.register("test.whereHeavy", input: Empty.self, work: .cpuHeavy) { _, _ in threadKind() }
-    // Holds its thread for `delayMilliseconds`, as a long computation does.
+    // Holds its thread, as a long computation does, until `test.interrupt` runs or `delayMilliseconds` pass;
+    // answers whether it was interrupted.
     methods.register("test.spin", input: Echo.self, work: .cpuHeavy) { input, _ in
+        spin.withLock { $0 = .spinning }
         started.record()
         let end = ContinuousClock.now + .milliseconds(input.delayMilliseconds ?? 0)
-        while ContinuousClock.now < end {}
-        return input
+        while ContinuousClock.now < end, spin.withLock({ $0 }) == .spinning {}
+        let interrupted = spin.withLock { $0 } == .interrupted
+        spin.withLock { $0 = .idle }
+        return Echo(text: interrupted ? "interrupted" : "ran out")
+    }
+    methods.register("test.interrupt", input: Empty.self) { _, _ in
+        spin.withLock { state in
+            if state == .spinning { state = .interrupted }
+        }
+        return Empty()
     }
     return methods
 }

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianJWT
 import CustodianLemon
 import CustodianRPC
@@ -42,7 +43,7 @@ public enum AuthService {
         methods.register("auth.lemon.device.active", input: HTTPInput.self) { try await lemonDevices.setActive($0, context: $1) }
         methods.register("auth.lemon.pushToken.update", input: HTTPInput.self) { try await lemonDevices.updatePushToken($0, context: $1) }
         methods.register("auth.lemon.pushToken.delete", input: HTTPInput.self) { try await lemonDevices.deletePushToken($0, context: $1) }
-        methods.register("auth.admin.authenticate", input: TokenInput.self) { input, context in
+        methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }
         methods.register("auth.keys.list", input: Empty.self) { _, context in
@@ -52,7 +53,4 @@ public enum AuthService {
     }
 }
 
-struct TokenInput: Codable, Sendable {
-    var token: String
-}
 

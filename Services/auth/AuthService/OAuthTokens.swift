@@ -1,10 +1,10 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
 import PostgresNIO
-import VaultService
 
 /// `POST /oauth/token` of the data vault (seed 000, Login): the password grant for users and the
 /// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
@@ -73,8 +73,8 @@ struct OAuthTokens: Sendable {
         }
         let module: ModuleCredentials
         do {
-            module = try await services.call("vault", "vault.modules.credentials", input: ModuleCredentialsInput(uid: clientID, secret: clientSecret),
-                                             context: context, as: ModuleCredentials.self)
+            module = try await services.call(VaultMethods.modulesCredentials, input: ModuleCredentialsInput(uid: clientID, secret: clientSecret),
+                                             context: context)
         } catch let error as RPCError where error.code == .unauthenticated {
             throw Self.error(.unauthenticated, "invalid_client", "Invalid client credentials")
         }

@@ -1,10 +1,10 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSodium
 import Foundation
 import Logging
 import PostgresNIO
-import VaultService
 
 /// The data vault's users: their logins live here, their keys in the vault.
 struct VaultUsers: Sendable {
@@ -51,8 +51,7 @@ struct VaultUsers: Sendable {
         for try await id in rows.decode(Int64.self) { created = id }
         guard let id = created else { throw RPCError(.conflict, reason: "email_in_use", message: "A user with this email exists already") }
         do {
-            _ = try await services.call("vault", "vault.users.init", input: VaultUserKeysInput(userID: id, password: request.password),
-                                        context: context, as: Empty.self)
+            _ = try await services.call(VaultMethods.usersInit, input: VaultUserKeysInput(userID: id, password: request.password), context: context)
         } catch {
             // No login without a vault behind it.
             _ = try? await database.query("DELETE FROM auth.vault_users WHERE id = \(id)", logger: context.logger)
@@ -112,16 +111,16 @@ struct VaultUsers: Sendable {
         try await throttle.clear(stored.email, logger: context.logger)
         let newPassword = request.new_password
         let newHash = try await BlockingWork.run { try Sodium.passwordHash(newPassword) }
-        _ = try await services.call("vault", "vault.users.reseal",
+        _ = try await services.call(VaultMethods.usersReseal,
                                     input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
-                                    context: context, as: Empty.self)
+                                    context: context)
         do {
             try await database.query("UPDATE auth.vault_users SET password_hash = \(newHash) WHERE id = \(id)", logger: context.logger)
         } catch {
             // Login and vault must keep opening with the same password: put the vault's key back.
-            _ = try? await services.call("vault", "vault.users.reseal",
+            _ = try? await services.call(VaultMethods.usersReseal,
                                          input: VaultUserResealInput(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
-                                         context: context, as: Empty.self)
+                                         context: context)
             throw error
         }
         return ["status": "ok"]

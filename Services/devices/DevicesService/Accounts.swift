@@ -1,8 +1,8 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 import Foundation
-import LinksService
 import Logging
 import PostgresNIO
 
@@ -21,8 +21,7 @@ struct Accounts: Sendable {
         let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
         let link = try await services.call(
-            "links", "links.activation.mint", input: MintActivationLinkInput(kind: "account", token: token, template: linkTemplate), context: context,
-            as: ActivationLink.self)
+            LinksMethods.activationMint, input: MintActivationLinkInput(kind: "account", token: token, template: linkTemplate), context: context)
 
         let tokenHash = SecretToken.hash(token)
         let expiresAt = Date().addingTimeInterval(activationLifetime.timeInterval)

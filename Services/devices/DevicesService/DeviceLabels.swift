@@ -1,8 +1,8 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 import Foundation
-import LinksService
 import Logging
 import PostgresNIO
 
@@ -35,7 +35,7 @@ struct DeviceLabels: Sendable {
             throw RPCError.notFound("Device \(name) not found", reason: "device_not_found")
         }
         let render = QRRenderInput(payload: try payload(device, transport: transport), format: format, errorCorrection: level, moduleSize: size)
-        return try await services.call("links", "links.qr.render", input: render, context: context, as: RawHTTPReply.self)
+        return try await services.call(LinksMethods.qrRender, input: render, context: context)
     }
 
     /// `GET /admin/v1/device-labels?name=TWOMES-…&name=…&transport=ble`: a printable page of labels.
@@ -58,7 +58,7 @@ struct DeviceLabels: Sendable {
             return LabelSheetInput.Label(payload: try payload(device, transport: transport), title: device.name, subtitle: device.typeDisplayName)
         }
         let sheet = LabelSheetInput(labels: labels, errorCorrection: try Self.errorCorrection(input))
-        return try await services.call("links", "links.labels.sheet", input: sheet, context: context, as: RawHTTPReply.self)
+        return try await services.call(LinksMethods.labelsSheet, input: sheet, context: context)
     }
 
     struct Device {
@@ -98,9 +98,9 @@ struct DeviceLabels: Sendable {
         return transport
     }
 
-    private static func errorCorrection(_ input: HTTPInput) throws -> QRCode.ErrorCorrection {
+    private static func errorCorrection(_ input: HTTPInput) throws -> QRErrorCorrection {
         guard let text = try input.singleQueryValue("ec") else { return .M }
-        guard let level = QRCode.ErrorCorrection(rawValue: text) else {
+        guard let level = QRErrorCorrection(rawValue: text) else {
             throw RPCError.badRequest("ec must be L, M, Q or H", reason: "invalid_error_correction")
         }
         return level

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import Foundation
 import HTTPTypes
@@ -17,8 +18,7 @@ struct Authenticator: Sendable {
         case .admin:
             let token = try bearerToken(request, style: route.style)
             do {
-                context.principal = try await rpc.call(
-                    "auth", "auth.admin.authenticate", input: TokenInput(token: token), context: context, as: Principal.self)
+                context.principal = try await rpc.call(AuthMethods.adminAuthenticate, input: TokenInput(token: token), context: context)
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)
             }
@@ -71,9 +71,6 @@ extension AuthScheme {
     var coversBody: Bool { self == .signature }
 }
 
-struct TokenInput: Codable, Sendable {
-    var token: String
-}
 
 private struct AccessClaimsResult {
     var kind: String

@@ -54,25 +54,3 @@ public struct ActivationLinks: Sendable {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }
-
-public struct MintActivationLinkInput: Codable, Sendable {
-    /// What the token activates: `account`.
-    public var kind: String
-    public var token: String
-    /// The template's name; `twomes-account` when absent.
-    public var template: String?
-
-    public init(kind: String, token: String, template: String? = nil) {
-        self.kind = kind
-        self.token = token
-        self.template = template
-    }
-}
-
-public struct ActivationLink: Codable, Sendable {
-    public var url: String
-
-    public init(url: String) {
-        self.url = url
-    }
-}

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 
@@ -7,7 +8,7 @@ public enum LinksService {
         let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration))
         var methods = RPCMethods()
-        methods.register("links.activation.mint", input: MintActivationLinkInput.self) { input, _ in
+        methods.register(LinksMethods.activationMint) { input, _ in
             guard input.kind == "account" else {
                 throw RPCError.badRequest("unknown activation link kind '\(input.kind)'")
             }
@@ -18,7 +19,7 @@ public enum LinksService {
         }
 
         // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
-        methods.register("links.qr.render", input: QRRenderInput.self, work: .cpuHeavy) { input, _ in
+        methods.register(LinksMethods.qrRender, work: .cpuHeavy) { input, _ in
             try QRImages.render(input)
         }
         methods.register("links.qr.http", input: HTTPInput.self, work: .cpuHeavy) { input, context in
@@ -27,7 +28,7 @@ public enum LinksService {
         }
 
         // Printable label sheets, for the device labels `devices` serves to admins.
-        methods.register("links.labels.sheet", input: LabelSheetInput.self, work: .cpuHeavy) { input, _ in
+        methods.register(LinksMethods.labelsSheet, work: .cpuHeavy) { input, _ in
             try LabelSheet.render(input)
         }
 

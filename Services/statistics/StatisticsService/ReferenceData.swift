@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import Foundation
@@ -309,17 +310,4 @@ public struct ReferenceData: Sendable {
         context.logger.notice("symptom deactivated", metadata: ["key": .string(key)])
         return symptom
     }
-}
-
-/// `statistics.languages.supported`: whether apps can be served in `language` (an alpha2 code).
-public struct LanguageQuery: Codable, Sendable {
-    public var language: String
-
-    public init(language: String) {
-        self.language = language
-    }
-}
-
-public struct LanguageSupport: Codable, Sendable {
-    public var supported: Bool
 }

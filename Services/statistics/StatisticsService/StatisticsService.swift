@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 
@@ -20,8 +21,8 @@ public enum StatisticsService {
         methods.register("statistics.countries.list", input: HTTPInput.self) { try await reference.countries($0, context: $1) }
         methods.register("statistics.languages.list", input: HTTPInput.self) { try await reference.languages($0, context: $1) }
         // Internal: `auth` calls it when an app deletes itself.
-        methods.register("statistics.languages.supported", input: LanguageQuery.self) { try await reference.isSupported(language: $0, context: $1) }
-        methods.register("statistics.device.forget", input: Submissions.ForgetInput.self) { try await submissions.forget($0, context: $1) }
+        methods.register(StatisticsMethods.languagesSupported) { try await reference.isSupported(language: $0, context: $1) }
+        methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }
         // Admin routes (`/admin/v1/statistics/…`).
         methods.register("statistics.admin.countries.list", input: HTTPInput.self) { try await reference.adminList(.countries, context: $1) }
         methods.register("statistics.admin.countries.upsert", input: HTTPInput.self) { try await reference.adminUpsert(.countries, $0, context: $1) }

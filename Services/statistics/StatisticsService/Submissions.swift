@@ -1,3 +1,4 @@
+import CustodianContracts
 import Crypto
 import CustodianRPC
 import CustodianRuntime
@@ -48,7 +49,7 @@ public struct Submissions: Sendable {
 
     /// `statistics.device.forget` (no route; `auth` calls it when an app deletes itself): removes every
     /// submission of the device. Idempotent.
-    func forget(_ input: ForgetInput, context: CallContext) async throws -> [String: Int] {
+    func forget(_ input: ForgetDeviceInput, context: CallContext) async throws -> ForgottenSubmissions {
         guard !input.deviceId.isEmpty, input.deviceId.utf8.count <= 1024 else {
             throw RPCError.badRequest("deviceId must be 1 to 1024 bytes", reason: "invalid_device_id")
         }
@@ -60,12 +61,7 @@ public struct Submissions: Sendable {
             deleted += 1
         }
         context.logger.notice("device's submissions forgotten", metadata: ["deleted": .stringConvertible(deleted)])
-        return ["deleted": deleted]
-    }
-
-    public struct ForgetInput: Codable, Sendable {
-        public var deviceId: String
-        public init(deviceId: String) { self.deviceId = deviceId }
+        return ForgottenSubmissions(deleted: deleted)
     }
 
     // MARK: Researchers

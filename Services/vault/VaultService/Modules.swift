@@ -1,9 +1,9 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 import CustodianSodium
 import Foundation
-import LinksService
 import Logging
 import PostgresNIO
 
@@ -163,7 +163,7 @@ struct Modules: Sendable {
             guard let format = QRRenderInput.Format(rawValue: formatName) else {
                 throw RPCError.badRequest("format must be png or svg", reason: "invalid_format")
             }
-            return try await services.call("links", "links.qr.render", input: QRRenderInput(payload: payload, format: format), context: context, as: RawHTTPReply.self)
+            return try await services.call(LinksMethods.qrRender, input: QRRenderInput(payload: payload, format: format), context: context)
         }
         throw RPCError.notFound("No such module", reason: "not_found")
     }

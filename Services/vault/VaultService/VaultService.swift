@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -16,9 +17,9 @@ public enum VaultService {
 
         var methods = RPCMethods()
         // Called by auth.
-        methods.register("vault.users.init", input: VaultUserKeysInput.self) { try await keys.create($0, context: $1) }
-        methods.register("vault.users.reseal", input: VaultUserResealInput.self) { try await keys.reseal($0, context: $1) }
-        methods.register("vault.modules.credentials", input: ModuleCredentialsInput.self) { try await modules.credentials($0, context: $1) }
+        methods.register(VaultMethods.usersInit) { try await keys.create($0, context: $1) }
+        methods.register(VaultMethods.usersReseal) { try await keys.reseal($0, context: $1) }
+        methods.register(VaultMethods.modulesCredentials) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
         methods.register("vault.modules.index", input: HTTPInput.self) { try await modules.index($0, context: $1) }
         methods.register("vault.repos.pubKey", input: HTTPInput.self) { try await repos.publicKey($0, context: $1) }

@@ -1,3 +1,4 @@
+import CustodianContracts
 import Crypto
 import CustodianLemon
 import CustodianRPC
@@ -6,7 +7,6 @@ import CustodianSecurity
 import Foundation
 import Logging
 import PostgresNIO
-import StatisticsService
 
 /// The tracing app's `POST /api/v1/devices`: registers a new app instance or authenticates a known one, and
 /// opens a session whose keys both sides derive (docs/lemon.md). App instance ids are stored only hashed.
@@ -189,8 +189,7 @@ struct Handshake: Sendable {
     /// Languages are the statistics service's reference data; one it does not serve is refused as the
     /// document says, "Invalid alpha2 (language)".
     private func checkSupported(language: String, context: CallContext) async throws {
-        let answer = try await services.call(
-            "statistics", "statistics.languages.supported", input: LanguageQuery(language: language), context: context, as: LanguageSupport.self)
+        let answer = try await services.call(StatisticsMethods.languagesSupported, input: LanguageQuery(language: language), context: context)
         guard answer.supported else { throw RPCError.badRequest("Invalid alpha2 (language)") }
     }
 }

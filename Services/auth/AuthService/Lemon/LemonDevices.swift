@@ -1,9 +1,9 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import Foundation
 import Logging
 import PostgresNIO
-import StatisticsService
 
 /// What an app does to its own registration: delete itself (and everything it submitted), deactivate itself,
 /// set or clear its push token (seed 003). The app is the principal of the verified token.
@@ -16,8 +16,7 @@ struct LemonDevices: Sendable {
     /// leaves the app able to retry, never data without its owner's means to delete it.
     func delete(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
         let (app, deviceId) = try await caller(context)
-        _ = try await services.call("statistics", "statistics.device.forget", input: Submissions.ForgetInput(deviceId: deviceId),
-                                    context: context, as: JSONValue.self)
+        _ = try await services.call(StatisticsMethods.deviceForget, input: ForgetDeviceInput(deviceId: deviceId), context: context)
         try await database.query("DELETE FROM auth.lemon_apps WHERE id = \(app)", logger: context.logger)
         context.logger.info("lemon app deleted", metadata: ["device": .string(deviceId)])
         return .null

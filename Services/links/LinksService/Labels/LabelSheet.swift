@@ -1,32 +1,8 @@
+import CustodianContracts
 import CustodianRPC
 import Foundation
 
-/// A printable sheet of QR labels (seed 004, B5: a label on the back of each device): an HTML page of A4
-/// pages, twelve 60 × 66 mm labels each, every label a QR code in SVG with its caption below.
-public struct LabelSheetInput: Codable, Sendable {
-    public struct Label: Codable, Sendable {
-        public var payload: String
-        public var title: String
-        public var subtitle: String?
-
-        public init(payload: String, title: String, subtitle: String? = nil) {
-            self.payload = payload
-            self.title = title
-            self.subtitle = subtitle
-        }
-    }
-
-    public var labels: [Label]
-    public var errorCorrection: QRCode.ErrorCorrection
-
-    public init(labels: [Label], errorCorrection: QRCode.ErrorCorrection = .M) {
-        self.labels = labels
-        self.errorCorrection = errorCorrection
-    }
-
-    public static let maximumLabels = 240
-}
-
+/// Renders `links.labels.sheet`.
 enum LabelSheet {
     static let labelsPerPage = 12
 

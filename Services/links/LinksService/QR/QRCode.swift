@@ -1,32 +1,12 @@
 import CQRencode
+import CustodianContracts
 import Foundation
 
 /// A QR code symbol: the square of modules libqrencode chose for some bytes. The bytes are encoded in 8-bit
 /// mode as they are, so a scanner gives back exactly the payload, NUL bytes and invalid UTF-8 included.
 public struct QRCode: Sendable, Equatable {
     /// How much of the symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.
-    public enum ErrorCorrection: String, Sendable, Codable, CaseIterable {
-        case L, M, Q, H
-
-        var level: QRecLevel {
-            switch self {
-            case .L: QR_ECLEVEL_L
-            case .M: QR_ECLEVEL_M
-            case .Q: QR_ECLEVEL_Q
-            case .H: QR_ECLEVEL_H
-            }
-        }
-
-        /// The most bytes an 8-bit-mode symbol holds at this level (version 40, ISO/IEC 18004 table 7).
-        public var maximumPayloadBytes: Int {
-            switch self {
-            case .L: 2953
-            case .M: 2331
-            case .Q: 1663
-            case .H: 1273
-            }
-        }
-    }
+    public typealias ErrorCorrection = QRErrorCorrection
 
     /// 1 to 40; a version-v symbol is 17 + 4v modules wide.
     public let version: Int
@@ -88,6 +68,27 @@ public enum QRCodeError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "(use a lower level or less data)"
         case .encoderFailed(let code):
             "libqrencode could not encode the data (errno \(code))"
+        }
+    }
+}
+
+extension QRErrorCorrection {
+    var level: QRecLevel {
+        switch self {
+        case .L: QR_ECLEVEL_L
+        case .M: QR_ECLEVEL_M
+        case .Q: QR_ECLEVEL_Q
+        case .H: QR_ECLEVEL_H
+        }
+    }
+
+    /// The most bytes an 8-bit-mode symbol holds at this level (version 40, ISO/IEC 18004 table 7).
+    public var maximumPayloadBytes: Int {
+        switch self {
+        case .L: 2953
+        case .M: 2331
+        case .Q: 1663
+        case .H: 1273
         }
     }
 }

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 
 /// `GET /admin/v1/qr?data=…&format=png|svg&ec=M&size=8&margin=4` as a render request. Errors name the query

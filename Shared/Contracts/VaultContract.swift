@@ -1,5 +1,14 @@
-/// The inputs and results of the vault methods other services call (`auth` for logins and passwords).
-/// Shared as types so that caller and service cannot drift apart.
+import CustodianRPC
+
+/// The vault methods other services call (`auth`, for logins and passwords), with their inputs and results.
+public enum VaultMethods {
+    /// A new user's key pair, sealed with the password (Argon2id).
+    public static let usersInit = RPCMethod<VaultUserKeysInput, Empty>("vault.users.init")
+    /// The user's key sealed again under a new password; 403 when the old one does not open it.
+    public static let usersReseal = RPCMethod<VaultUserResealInput, Empty>("vault.users.reseal")
+    /// The module a uid and secret belong to (OAuth client credentials); 401 when none.
+    public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials")
+}
 
 /// `vault.users.init`: a new user's key pair, sealed with the password.
 public struct VaultUserKeysInput: Codable, Sendable {

@@ -1,0 +1,118 @@
+import CustodianRPC
+
+/// The links methods other services call: activation links for new accounts (`devices`), QR codes and label
+/// sheets (`devices`' device labels, `vault`'s module login codes).
+public enum LinksMethods {
+    /// A link that activates `token` in the app, from a named template.
+    public static let activationMint = RPCMethod<MintActivationLinkInput, ActivationLink>("links.activation.mint")
+    /// A QR code as PNG or SVG.
+    public static let qrRender = RPCMethod<QRRenderInput, RawHTTPReply>("links.qr.render")
+    /// A printable HTML page of QR labels.
+    public static let labelsSheet = RPCMethod<LabelSheetInput, RawHTTPReply>("links.labels.sheet")
+}
+
+/// How much of a QR symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.
+public enum QRErrorCorrection: String, Sendable, Codable, CaseIterable {
+    case L, M, Q, H
+}
+
+public struct MintActivationLinkInput: Codable, Sendable {
+    /// What the token activates: `account`.
+    public var kind: String
+    public var token: String
+    /// The template's name; `twomes-account` when absent.
+    public var template: String?
+
+    public init(kind: String, token: String, template: String? = nil) {
+        self.kind = kind
+        self.token = token
+        self.template = template
+    }
+}
+
+public struct ActivationLink: Codable, Sendable {
+    public var url: String
+
+    public init(url: String) {
+        self.url = url
+    }
+}
+
+/// The input of `links.qr.render`: what to encode and how the image should look. Public so that other
+/// services (device labels in `devices`, login QR codes in `vault`) can call the method with it.
+public struct QRRenderInput: Codable, Sendable, Equatable {
+    public enum Format: String, Codable, Sendable, CaseIterable {
+        case png, svg
+    }
+
+    /// Encoded as its UTF-8 bytes, in 8-bit mode: a scanner gives back exactly this text.
+    public var payload: String
+    public var format: Format
+    public var errorCorrection: QRErrorCorrection
+    /// Pixels per module.
+    public var moduleSize: Int
+    /// Light modules around the symbol.
+    public var margin: Int
+
+    public static let moduleSizes = 1...64
+    public static let margins = 0...16
+    public static let defaultModuleSize = 8
+    /// The quiet zone ISO/IEC 18004 asks for.
+    public static let defaultMargin = 4
+
+    public init(payload: String, format: Format, errorCorrection: QRErrorCorrection = .M,
+                moduleSize: Int = Self.defaultModuleSize, margin: Int = Self.defaultMargin) {
+        self.payload = payload
+        self.format = format
+        self.errorCorrection = errorCorrection
+        self.moduleSize = moduleSize
+        self.margin = margin
+    }
+
+    enum CodingKeys: String, CodingKey { case payload, format, errorCorrection, moduleSize, margin }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        payload = try container.decode(String.self, forKey: .payload)
+        // Spelled out, so that a wrong value gets a message that says what is allowed.
+        let formatName = try container.decode(String.self, forKey: .format)
+        guard let format = Format(rawValue: formatName) else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "must be \"png\" or \"svg\", not \"\(formatName)\"")
+        }
+        self.format = format
+        let levelName = try container.decodeIfPresent(String.self, forKey: .errorCorrection) ?? QRErrorCorrection.M.rawValue
+        guard let level = QRErrorCorrection(rawValue: levelName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .errorCorrection, in: container, debugDescription: "must be \"L\", \"M\", \"Q\" or \"H\", not \"\(levelName)\"")
+        }
+        errorCorrection = level
+        moduleSize = try container.decodeIfPresent(Int.self, forKey: .moduleSize) ?? Self.defaultModuleSize
+        margin = try container.decodeIfPresent(Int.self, forKey: .margin) ?? Self.defaultMargin
+    }
+}
+
+/// A printable sheet of QR labels (seed 004, B5: a label on the back of each device): an HTML page of A4
+/// pages, twelve 60 × 66 mm labels each, every label a QR code in SVG with its caption below.
+public struct LabelSheetInput: Codable, Sendable {
+    public struct Label: Codable, Sendable {
+        public var payload: String
+        public var title: String
+        public var subtitle: String?
+
+        public init(payload: String, title: String, subtitle: String? = nil) {
+            self.payload = payload
+            self.title = title
+            self.subtitle = subtitle
+        }
+    }
+
+    public var labels: [Label]
+    public var errorCorrection: QRErrorCorrection
+
+    public init(labels: [Label], errorCorrection: QRErrorCorrection = .M) {
+        self.labels = labels
+        self.errorCorrection = errorCorrection
+    }
+
+    public static let maximumLabels = 240
+}

@@ -1,0 +1,38 @@
+/// One method of a service as both its callers and the service name it: its name on the wire, and the types of its
+/// input and result, so that the compiler checks that a caller and the service agree (a renamed method or a changed
+/// input breaks the build, not production). The descriptors live in `Shared/Contracts`, one file per service.
+public struct RPCMethod<Input: Codable & Sendable, Output: Codable & Sendable>: Sendable, CustomStringConvertible {
+    /// `service.area.verb`: the first part names the service that answers it.
+    public let name: String
+
+    public init(_ name: String) {
+        precondition(name.contains("."), "an RPC method's name starts with its service: \(name)")
+        self.name = name
+    }
+
+    /// The service that answers it.
+    public var service: String { String(name.prefix { $0 != "." }) }
+
+    public var description: String { name }
+}
+
+extension RPCClient {
+    /// Calls `method` on one of its service's replicas.
+    public func call<Input, Output>(_ method: RPCMethod<Input, Output>, input: Input, context: CallContext, timeout: Duration? = nil) async throws -> Output {
+        try await call(method.service, method.name, input: input, context: context, as: Output.self, timeout: timeout)
+    }
+
+    /// Calls a method that takes no input.
+    public func call<Output>(_ method: RPCMethod<Empty, Output>, context: CallContext, timeout: Duration? = nil) async throws -> Output {
+        try await call(method.service, method.name, input: Empty(), context: context, as: Output.self, timeout: timeout)
+    }
+}
+
+extension RPCMethods {
+    /// Registers the handler of `method`; it takes the method's input and returns its result.
+    public mutating func register<Input, Output>(
+        _ method: RPCMethod<Input, Output>, work: Work = .brief, _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
+    ) {
+        register(method.name, input: Input.self, work: work, handler)
+    }
+}

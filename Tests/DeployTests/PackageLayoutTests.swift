@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// DESIGN.md: services depend only on Shared. A service that links another to share its input types drags in what
+/// that one links (libqrencode in `auth`, once), and couples their releases; the types belong in `Shared/Contracts`.
+@Suite("Package layout")
+struct PackageLayoutTests {
+    struct Target {
+        var name: String
+        var path: String
+        var dependencies: [String]
+    }
+
+    /// The manifest's targets with a path: their names, folders and target dependencies (products left out).
+    static func targets() throws -> [Target] {
+        let manifest = try repositoryFile("Package.swift")
+        let pattern = try NSRegularExpression(pattern: #"name: "([A-Za-z]+)",\s*dependencies: \[(.*?)\],\s*path: "([^"]+)""#,
+                                              options: [.dotMatchesLineSeparators])
+        let text = manifest as NSString
+        return pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length)).map { match in
+            let dependencies = text.substring(with: match.range(at: 2))
+                .components(separatedBy: ",")
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .filter { $0.hasPrefix("\"") && $0.hasSuffix("\"") }
+                .map { String($0.dropFirst().dropLast()) }
+            return Target(name: text.substring(with: match.range(at: 1)), path: text.substring(with: match.range(at: 3)), dependencies: dependencies)
+        }
+    }
+
+    /// Every target's folder, system libraries (no dependencies) included.
+    static func folders() throws -> [String: String] {
+        let manifest = try repositoryFile("Package.swift")
+        let pattern = try NSRegularExpression(pattern: #"name: "([A-Za-z]+)",\s*(?:dependencies: \[.*?\],\s*)?path: "([^"]+)""#,
+                                              options: [.dotMatchesLineSeparators])
+        let text = manifest as NSString
+        let pairs = pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length)).map {
+            (text.substring(with: $0.range(at: 1)), text.substring(with: $0.range(at: 2)))
+        }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func servicesDependOnlyOnSharedTargets() throws {
+        let targets = try Self.targets()
+        let folders = try Self.folders()
+        // A service's own code: `Services/<service>/<Name>Service` (the gateway's `GatewayKit`), not its `Main`.
+        let serviceLibraries = targets.filter { $0.path.hasPrefix("Services/") && !$0.path.hasSuffix("/Main") && !$0.path.hasPrefix("Services/custodian") }
+        #expect(serviceLibraries.count >= 7, "found \(serviceLibraries.map(\.name))")
+        for service in serviceLibraries {
+            for dependency in service.dependencies {
+                let folder = try #require(folders[dependency], "\(service.name) depends on \(dependency), which the manifest does not define with a path")
+                #expect(folder.hasPrefix("Shared/"), "\(service.name) depends on \(dependency) (\(folder)); services depend only on Shared")
+            }
+        }
+    }
+}
