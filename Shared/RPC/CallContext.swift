@@ -46,16 +46,52 @@ public struct CallContext: Codable, Sendable {
     }
 }
 
+/// What kind of identity a principal is; on the wire, its name.
+public struct PrincipalKind: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// A researcher or operator with the admin token.
+    public static let admin: PrincipalKind = "admin"
+    /// A Twomes account (the app) and a Twomes device.
+    public static let account: PrincipalKind = "account"
+    public static let device: PrincipalKind = "device"
+    /// A LEMON tracing app.
+    public static let app: PrincipalKind = "app"
+    /// A data vault user and a module acting for one.
+    public static let user: PrincipalKind = "user"
+    public static let module: PrincipalKind = "module"
+    /// A geotag API consumer (signed requests).
+    public static let consumer: PrincipalKind = "consumer"
+}
+
 /// An authenticated caller.
 public struct Principal: Codable, Sendable, Equatable {
-    /// What kind of identity: `admin`, `account`, `device`, `app`, `user`, `module`, `consumer`.
-    public var kind: String
+    public var kind: PrincipalKind
     public var id: String
     /// The session the credential belongs to, where one exists (for revocation).
     public var session: String?
     public var scopes: [String]
 
-    public init(kind: String, id: String, session: String? = nil, scopes: [String] = []) {
+    public init(kind: PrincipalKind, id: String, session: String? = nil, scopes: [String] = []) {
         self.kind = kind
         self.id = id
         self.session = session
@@ -66,9 +102,9 @@ public struct Principal: Codable, Sendable, Equatable {
 /// A bearer token forwarded to the service that issued it, and the kind of principal the route wants.
 public struct Credential: Codable, Sendable, Equatable {
     public var token: String
-    public var expectedKind: String?
+    public var expectedKind: PrincipalKind?
 
-    public init(token: String, expectedKind: String? = nil) {
+    public init(token: String, expectedKind: PrincipalKind? = nil) {
         self.token = token
         self.expectedKind = expectedKind
     }

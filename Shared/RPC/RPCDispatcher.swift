@@ -72,6 +72,7 @@ struct RPCDispatcher: Sendable {
             if let deadline = context.deadlineDate, deadline < Date() {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
             }
+            try RPCMethods.admit(context, to: registered)
             if registered.work == .cpuHeavy || request.frame.readableBytes >= OffLoop.largeBodySize {
                 response = try await OffLoop.run { try await registered.handler(request, context) }
             } else {

@@ -73,11 +73,11 @@ extension Principal {
             guard case .string(let scope) = item else { return nil }
             scopes.append(scope)
         }
-        self.init(kind: kind, id: id, session: session, scopes: scopes)
+        self.init(kind: PrincipalKind(rawValue: kind), id: id, session: session, scopes: scopes)
     }
 
     var json: JSONValue {
-        var fields: [String: JSONValue] = ["kind": .string(kind), "id": .string(id), "scopes": .array(scopes.map { .string($0) })]
+        var fields: [String: JSONValue] = ["kind": .string(kind.rawValue), "id": .string(id), "scopes": .array(scopes.map { .string($0) })]
         if let session { fields["session"] = .string(session) }
         return .object(fields)
     }
@@ -88,14 +88,14 @@ extension Credential {
         guard case .object(let fields) = json, case .string(let token) = fields["token"] else { return nil }
         switch fields["expectedKind"] {
         case nil, .null?: self.init(token: token)
-        case .string(let kind)?: self.init(token: token, expectedKind: kind)
+        case .string(let kind)?: self.init(token: token, expectedKind: PrincipalKind(rawValue: kind))
         default: return nil
         }
     }
 
     var json: JSONValue {
         var fields: [String: JSONValue] = ["token": .string(token)]
-        if let expectedKind { fields["expectedKind"] = .string(expectedKind) }
+        if let expectedKind { fields["expectedKind"] = .string(expectedKind.rawValue) }
         return .object(fields)
     }
 }

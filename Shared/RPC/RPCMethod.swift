@@ -31,8 +31,9 @@ extension RPCClient {
 extension RPCMethods {
     /// Registers the handler of `method`; it takes the method's input and returns its result.
     public mutating func register<Input, Output>(
-        _ method: RPCMethod<Input, Output>, work: Work = .brief, _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
+        _ method: RPCMethod<Input, Output>, requires: Set<PrincipalKind>? = nil, work: Work = .brief,
+        _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {
-        register(method.name, input: Input.self, work: work, handler)
+        register(method.name, input: Input.self, requires: requires, work: work, handler)
     }
 }

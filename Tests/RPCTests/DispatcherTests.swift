@@ -17,6 +17,30 @@ struct DispatcherTests {
         (response?["error"] as? [String: Any])?["code"] as? Int
     }
 
+    @Test func methodsDeclaredForSomePrincipalsRefuseTheOthersBeforeTheyRun() async throws {
+        let started = StartedCalls()
+        let dispatcher = RPCDispatcher(methods: testMethods(started: started), logger: testLogger, errorMapper: { _ in nil })
+        func call(_ method: String, as principal: String?) async throws -> [String: Any] {
+            let context = principal.map { #"{"requestId":"t","principal":{"kind":"\#($0)","id":"p-\#($0)","scopes":[]}}"# } ?? #"{"requestId":"t"}"#
+            let response = try #require(await dispatcher.handle(ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"context":\#(context),"input":{}}}"#)))
+            return try #require(try JSONSerialization.jsonObject(with: Data(response.readableBytesView)) as? [String: Any])
+        }
+        func refusal(_ response: [String: Any]) -> (code: Int?, message: String?) {
+            let error = response["error"] as? [String: Any]
+            return (error?["code"] as? Int, error?["message"] as? String)
+        }
+        #expect(try await call("test.adminOnly", as: "admin")["result"] as? String == "p-admin")
+        for caller in [nil, "user", "device"] {
+            let answer = refusal(try await call("test.adminOnly", as: caller))
+            #expect(answer.code == 403 && answer.message == "Admin credentials required", "\(caller ?? "nobody")")
+        }
+        #expect(try await call("test.vaultOnly", as: "module")["result"] as? String == "p-module")
+        #expect(try await call("test.vaultOnly", as: "user")["result"] as? String == "p-user")
+        let admin = refusal(try await call("test.vaultOnly", as: "admin"))
+        #expect(admin.code == 403 && admin.message == "This method is for module, user credentials only")
+        #expect(started.value == 3, "a refused call reached its handler")
+    }
+
     @Test func invalidJSONIsAParseErrorWithNullID() async throws {
         let response = try await answer(#"{"jsonrpc":"2.0","id":7,"method":"#)
         #expect(errorCode(response) == -32700)

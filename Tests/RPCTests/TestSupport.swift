@@ -46,6 +46,15 @@ func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     methods.register("test.whoami", input: Empty.self) { _, context in
         context.principal?.id ?? "nobody"
     }
+    // Declared access: the dispatcher refuses other callers before the handler runs.
+    methods.register("test.adminOnly", input: Empty.self, requires: [.admin]) { _, context in
+        started.record()
+        return context.principal?.id ?? "nobody"
+    }
+    methods.register("test.vaultOnly", input: Empty.self, requires: [.user, .module]) { _, context in
+        started.record()
+        return context.principal?.id ?? "nobody"
+    }
     // Where a call runs: "loop" on an event loop thread, "pool" elsewhere.
     methods.register("test.where", input: Empty.self) { _, _ in threadKind() }
     methods.register("test.whereHeavy", input: Empty.self, work: .cpuHeavy) { _, _ in threadKind() }

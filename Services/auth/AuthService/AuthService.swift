@@ -31,7 +31,7 @@ public enum AuthService {
 
         var methods = RPCMethods()
         methods.register("auth.oauth.token", input: HTTPInput.self) { try await oauth.token($0, context: $1) }
-        methods.register("auth.vaultUsers.create", input: HTTPInput.self) { try await vaultUsers.create($0, context: $1) }
+        methods.register("auth.vaultUsers.create", input: HTTPInput.self, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
         methods.register("auth.vaultUsers.changePassword", input: HTTPInput.self) { try await vaultUsers.changePassword($0, context: $1) }
         methods.register("auth.lemon.handshake", input: HTTPInput.self, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.

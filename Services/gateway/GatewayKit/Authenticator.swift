@@ -30,7 +30,7 @@ struct Authenticator: Sendable {
             let claims: AccessClaimsResult
             do {
                 let verified = try await accessTokens.verify(token, context: context)
-                claims = AccessClaimsResult(kind: verified.kind, subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
+                claims = AccessClaimsResult(kind: PrincipalKind(rawValue: verified.kind), subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)
             } catch {
@@ -73,7 +73,7 @@ extension AuthScheme {
 
 
 private struct AccessClaimsResult {
-    var kind: String
+    var kind: PrincipalKind
     var subject: String
     var session: String?
     var scopes: [String]

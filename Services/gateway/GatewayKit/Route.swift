@@ -1,3 +1,4 @@
+import CustodianRPC
 import CustodianProcess
 import HTTPTypes
 
@@ -78,9 +79,9 @@ public struct Route: Sendable {
 public enum AuthScheme: Sendable, Equatable {
     case none
     /// A JWT signed by `auth`, checked in the gateway; the principal's kind must be one of these.
-    case jwt(kinds: [String])
+    case jwt(kinds: [PrincipalKind])
     /// A bearer token only its issuing service can check; forwarded to the route's service.
-    case opaque(kind: String)
+    case opaque(kind: PrincipalKind)
     /// A signed request (`X-API-Key`, `X-API-Timestamp`, `X-API-Sig`: an HMAC over the method, target,
     /// timestamp and body digest), checked by `routes`, which holds the API consumers' secrets (docs/geotag.md).
     case signature

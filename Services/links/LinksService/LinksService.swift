@@ -22,9 +22,8 @@ public enum LinksService {
         methods.register(LinksMethods.qrRender, work: .cpuHeavy) { input, _ in
             try QRImages.render(input)
         }
-        methods.register("links.qr.http", input: HTTPInput.self, work: .cpuHeavy) { input, context in
-            try requireAdmin(context)
-            return try QRImages.render(QRQuery.renderInput(from: input))
+        methods.register("links.qr.http", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { input, context in
+            try QRImages.render(QRQuery.renderInput(from: input))
         }
 
         // Printable label sheets, for the device labels `devices` serves to admins.
@@ -36,18 +35,12 @@ public enum LinksService {
         methods.register("links.short.create", input: ShortLinkInput.self) { input, context in
             try await shortLinks.create(input, names: .rpc, logger: context.logger)
         }
-        methods.register("links.short.http.create", input: HTTPInput.self) { input, context in
-            try requireAdmin(context)
-            return try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
+        methods.register("links.short.http.create", input: HTTPInput.self, requires: [.admin]) { input, context in
+            try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
         }
         methods.register("links.short.resolve", input: HTTPInput.self) { input, context in
             try await shortLinks.resolve(input, logger: context.logger)
         }
         return methods
-    }
-
-    /// The gateway checked the admin token already; this holds should a route ever be configured without it.
-    private static func requireAdmin(_ context: CallContext) throws {
-        guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
     }
 }

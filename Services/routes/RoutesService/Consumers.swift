@@ -40,7 +40,6 @@ public struct Consumers: Sendable {
 
     /// `POST /admin/v1/api-consumers`.
     func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
-        try Access.requireAdmin(context)
         struct Request: Decodable { var name: String }
         let request = try input.decodeBody(as: Request.self)
         guard let name = Self.validName(request.name) else {
@@ -71,7 +70,6 @@ public struct Consumers: Sendable {
 
     /// `GET /admin/v1/api-consumers`: keys and names, never secrets.
     func list(context: CallContext) async throws -> [String: [Listed]] {
-        try Access.requireAdmin(context)
         let rows = try await database.query(
             "SELECT consumer_key, name, created_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
         var consumers: [Listed] = []

@@ -29,8 +29,6 @@ public struct SignatureCheck: Codable, Sendable {
 /// checked cheapest first: the timestamp, the key, the HMAC, and last whether the signature was seen before
 /// (only signatures that verified are remembered, so nobody can fill the table without a secret).
 struct SignatureVerifier: Sendable {
-    static let principalKind = "consumer"
-
     let consumers: Consumers
     let seen: SeenSignatures
     var now: @Sendable () -> Date = { Date() }
@@ -58,7 +56,7 @@ struct SignatureVerifier: Sendable {
         guard try await seen.remember(signature, until: expiry, logger: context.logger) else {
             throw Self.refusal("This signature was used before: sign each request anew, with its own timestamp", reason: "replayed_signature")
         }
-        return Principal(kind: Self.principalKind, id: String(consumer.id), scopes: ["routes"])
+        return Principal(kind: .consumer, id: String(consumer.id), scopes: ["routes"])
     }
 
     /// Whole seconds since 1970, within the allowed skew of `now` either way.

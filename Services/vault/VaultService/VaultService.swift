@@ -27,10 +27,10 @@ public enum VaultService {
         methods.register("vault.items.read", input: HTTPInput.self) { try await items.read($0, context: $1) }
         methods.register("vault.items.decrypted", input: HTTPInput.self, work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
         // Administration.
-        methods.register("vault.admin.createModule", input: HTTPInput.self) { try await modules.create($0, context: $1) }
-        methods.register("vault.admin.createRepo", input: HTTPInput.self) { try await repos.create($0, context: $1) }
-        methods.register("vault.admin.grant", input: HTTPInput.self) { try await modules.grant($0, context: $1, repos: repos) }
-        methods.register("vault.admin.moduleQR", input: HTTPInput.self, work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
+        methods.register("vault.admin.createModule", input: HTTPInput.self, requires: [.admin]) { try await modules.create($0, context: $1) }
+        methods.register("vault.admin.createRepo", input: HTTPInput.self, requires: [.admin]) { try await repos.create($0, context: $1) }
+        methods.register("vault.admin.grant", input: HTTPInput.self, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
+        methods.register("vault.admin.moduleQR", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
         return methods
     }
 }
