@@ -6,16 +6,6 @@ import HTTPTypes
 public enum APIStyle: String, Sendable, CaseIterable {
     case oyd, opensense, geotag, lemon, twomes, admin
 
-    /// The style of a path no route matched, so that even a 404 looks like the API the client expects.
-    public static func forUnmatchedPath(_ path: String) -> APIStyle {
-        let prefixes: [(String, APIStyle)] = [
-            ("/admin/", .admin), ("/api/v1/", .lemon), ("/oauth/", .oyd), ("/api/", .oyd),
-            ("/register", .opensense), ("/config", .opensense), ("/upload", .opensense),
-            ("/route", .geotag), ("/account", .twomes), ("/device", .twomes),
-        ]
-        return prefixes.first { path.hasPrefix($0.0) }?.1 ?? .admin
-    }
-
     /// The body of a successful response.
     func successBody(_ result: JSONValue, status: HTTPResponse.Status) -> JSONValue {
         switch self {

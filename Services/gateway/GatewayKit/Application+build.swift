@@ -47,7 +47,7 @@ public func buildApplication(
 /// The router alone, for tests that drive it without a server.
 public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics, configuration: GatewayConfiguration) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
-    router.add(middleware: GatewayMiddleware(metrics: metrics))
+    router.add(middleware: GatewayMiddleware(metrics: metrics, unmatchedPaths: UnmatchedPathStyles(routes: routes)))
     let authenticator = Authenticator(
         rpc: rpc, accessTokens: AccessTokenVerifier(rpc: rpc, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience))
     let sessionKeys = SessionKeyCache()
