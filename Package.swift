@@ -364,6 +364,16 @@ let package = Package(
             ],
             path: "Tests/IntegrationTests"
         ),
+        // Builds every service's method table and checks it against the gateway's route table.
+        .testTarget(
+            name: "ContractTests",
+            dependencies: [
+                "GatewayKit", "CustodianContracts", "CustodianRPC", "CustodianRuntime", "CustodianLemon",
+                "AuthService", "DevicesService", "LinksService", "RoutesService", "StatisticsService", "VaultService",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/ContractTests"
+        ),
         .testTarget(
             name: "LoadGeneratorTests",
             dependencies: ["CustodianLoad"],

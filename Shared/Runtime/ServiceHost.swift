@@ -31,6 +31,15 @@ public struct ServiceEnvironment: Sendable {
     public let database: Database
     public let services: RPCClient
     public let logger: Logger
+
+    public init(name: String, instance: String, configuration: Configuration, database: Database, services: RPCClient, logger: Logger) {
+        self.name = name
+        self.instance = instance
+        self.configuration = configuration
+        self.database = database
+        self.services = services
+        self.logger = logger
+    }
 }
 
 /// Runs one replica of a domain service: connects to PostgreSQL as the service's role, applies its migrations,
@@ -44,6 +53,13 @@ public enum ServiceHost {
             logger.critical("service stopped with an error", metadata: ["error": .string("\(error)")])
             exit(1)
         }
+    }
+
+    /// Everything a replica of `definition` answers: its own methods and the system ones.
+    public static func methods(of definition: ServiceDefinition, environment: ServiceEnvironment) throws -> RPCMethods {
+        var methods = try definition.makeMethods(environment)
+        methods.merge(SystemMethods.make(environment: environment))
+        return methods
     }
 
     public static func run(_ definition: ServiceDefinition, configuration: Configuration, logger: Logger) async throws {
@@ -60,8 +76,7 @@ public enum ServiceHost {
         let environment = ServiceEnvironment(
             name: definition.name, instance: instance, configuration: configuration, database: database, services: client, logger: logger)
 
-        var methods = try definition.makeMethods(environment)
-        methods.merge(SystemMethods.make(environment: environment))
+        let methods = try methods(of: definition, environment: environment)
         let server = RPCServer(
             configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize),
             methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })

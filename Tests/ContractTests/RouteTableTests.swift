@@ -1,0 +1,104 @@
+import AuthService
+import CustodianContracts
+import CustodianLemon
+import CustodianRPC
+import CustodianRuntime
+import DevicesService
+import Foundation
+import GatewayKit
+import LinksService
+import Logging
+import PostgresNIO
+import RoutesService
+import StatisticsService
+import Testing
+import VaultService
+
+/// The gateway's route table against the services' method tables, built as each service builds them at start:
+/// a route whose method no service registers, an admin route whose method is not declared for admins, or a
+/// method nothing can reach fails here, not in production.
+@Suite("Route table and method tables agree")
+struct RouteTableTests {
+    /// Methods no route names, with who calls them.
+    static let calledBeyondRoutes: [String: String] = [
+        AuthMethods.adminAuthenticate.name: "the gateway, for the admin scheme",
+        "auth.keys.list": "the gateway, for the public keys that verify access tokens",
+        SessionContract.keysMethod: "the gateway, for the keys of a tracing-app session",
+        SessionContract.useMethod: "the gateway, to admit each end-to-end request of a session",
+        "routes.consumers.verify": "the gateway, for the signature scheme",
+        VaultMethods.usersInit.name: "auth, when a vault user is created",
+        VaultMethods.usersReseal.name: "auth, when a vault user's password changes",
+        VaultMethods.modulesCredentials.name: "auth, for OAuth client credentials",
+        LinksMethods.activationMint.name: "devices, for a new account's activation link",
+        LinksMethods.qrRender.name: "devices (device labels) and vault (module login codes)",
+        LinksMethods.labelsSheet.name: "devices, for label sheets",
+        StatisticsMethods.languagesSupported.name: "auth, in the tracing app's handshake",
+        StatisticsMethods.deviceForget.name: "auth, when a tracing app is deleted",
+        "links.short.create": "other services, for short links (the admin route uses links.short.http.create)",
+        "system.health": "the gateway's /readyz and the supervisor",
+        "system.version": "operators (`custodian status`) and the supervisor",
+    ]
+
+    static let definitions: [ServiceDefinition] = [
+        AuthService.definition, DevicesService.definition, LinksService.definition,
+        RoutesService.definition, StatisticsService.definition, VaultService.definition,
+    ]
+
+    /// Each service's methods, by service name. Nothing connects: the database pool and the RPC client never run.
+    static func methodTables() throws -> [String: RPCMethods] {
+        let keys = try ServerKeyFile.generate(id: "contract-tests").json()
+        let sealingKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let configuration = try Configuration(
+            environment: [RuntimeKey.sealingKey: sealingKey, RuntimeKey.lemonKeys: keys, "CUSTODIAN_RUNTIME_DIR": "/tmp/contract-tests"],
+            arguments: [])
+        let logger = Logger(label: "contract-tests")
+        let url = DatabaseURL(host: "127.0.0.1", port: 1, username: "nobody", password: "x", database: "none")
+        let database = Database(client: PostgresClient(url: url, logger: logger))
+        var tables: [String: RPCMethods] = [:]
+        for definition in definitions {
+            let services = try RPCClient.platform(for: definition.calls, configuration: configuration, logger: logger)
+            let environment = ServiceEnvironment(
+                name: definition.name, instance: "test", configuration: configuration, database: database, services: services, logger: logger)
+            tables[definition.name] = try ServiceHost.methods(of: definition, environment: environment)
+        }
+        return tables
+    }
+
+    @Test func everyRoutesMethodIsRegisteredAndDeclaredForTheRoutesCallers() throws {
+        let tables = try Self.methodTables()
+        for route in RouteTable.all {
+            let name = "\(route.method) \(route.path) → \(route.rpcMethod)"
+            let methods = try #require(tables[route.service], "\(name): no service \(route.service)")
+            #expect(methods.names.contains(route.rpcMethod), "\(name): \(route.service) does not register it")
+            #expect(route.rpcMethod.hasPrefix(route.service + "."), "\(name): named for another service")
+            let declared = methods.requiredPrincipals(of: route.rpcMethod)
+            switch route.auth {
+            case .admin:
+                #expect(declared == [.admin], "\(name): an admin route's method must be declared requires: [.admin]")
+            case .jwt(let kinds):
+                #expect(declared.map { $0.isSubset(of: Set(kinds)) } ?? true, "\(name): declared for \(declared ?? []), the route admits \(kinds)")
+            case .opaque(let kind):
+                #expect(declared.map { $0.contains(kind) } ?? true, "\(name): declared for \(declared ?? []), the route's tokens are \(kind)'s")
+            case .signature:
+                #expect(declared.map { $0.contains(.consumer) } ?? true, "\(name): declared for \(declared ?? [])")
+            case .none:
+                #expect(declared == nil, "\(name): a public route's method declared for \(declared ?? [])")
+            }
+        }
+    }
+
+    @Test func everyRegisteredMethodIsReachable() throws {
+        let tables = try Self.methodTables()
+        let routed = Set(RouteTable.all.map(\.rpcMethod))
+        for (service, methods) in tables {
+            for name in methods.names where !routed.contains(name) {
+                #expect(Self.calledBeyondRoutes[name] != nil, "\(service) registers \(name), which no route names and no caller is listed for")
+            }
+        }
+        // And what the list says is called exists.
+        let registered = Set(tables.values.flatMap(\.names))
+        for name in Self.calledBeyondRoutes.keys {
+            #expect(registered.contains(name), "\(name) is listed as called but no service registers it")
+        }
+    }
+}
