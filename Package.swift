@@ -120,6 +120,7 @@ let package = Package(
         .target(
             name: "CustodianLemon",
             dependencies: [
+                "CustodianContracts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -247,7 +248,7 @@ let package = Package(
         .target(
             name: "RoutesService",
             dependencies: [
-                "CustodianRPC", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

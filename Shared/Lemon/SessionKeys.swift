@@ -1,3 +1,4 @@
+import CustodianContracts
 import Crypto
 import Foundation
 
@@ -31,16 +32,7 @@ public struct SessionKeys: Sendable, Equatable {
     }
 }
 
-/// Session keys as they travel between `auth` and the gateway.
-public struct WireSessionKeys: Codable, Sendable {
-    public var encryptionKey: String
-    public var macKey: String
-
-    public init(encryptionKey: String, macKey: String) {
-        self.encryptionKey = encryptionKey
-        self.macKey = macKey
-    }
-
+extension WireSessionKeys {
     public var keys: SessionKeys? {
         guard let encryption = Data(base64Encoded: encryptionKey), encryption.count == 32,
             let authentication = Data(base64Encoded: macKey), authentication.count == 32

@@ -23,9 +23,9 @@ struct RouteTableTests {
     static let calledBeyondRoutes: [String: String] = [
         AuthMethods.adminAuthenticate.name: "the gateway, for the admin scheme",
         "auth.keys.list": "the gateway, for the public keys that verify access tokens",
-        SessionContract.keysMethod: "the gateway, for the keys of a tracing-app session",
-        SessionContract.useMethod: "the gateway, to admit each end-to-end request of a session",
-        "routes.consumers.verify": "the gateway, for the signature scheme",
+        AuthMethods.lemonSessionKeys.name: "the gateway, for the keys of a tracing-app session",
+        AuthMethods.lemonSessionUse.name: "the gateway, to admit each end-to-end request of a session",
+        RoutesMethods.consumersVerify.name: "the gateway, for the signature scheme",
         VaultMethods.usersInit.name: "auth, when a vault user is created",
         VaultMethods.usersReseal.name: "auth, when a vault user's password changes",
         VaultMethods.modulesCredentials.name: "auth, for OAuth client credentials",

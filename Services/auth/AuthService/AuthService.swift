@@ -37,8 +37,8 @@ public enum AuthService {
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)
         methods.register("auth.lemon.keys", input: HTTPInput.self) { _, _ in publishedKeys }
-        methods.register(SessionContract.keysMethod, input: SessionInput.self) { try await sessions.keys($0, context: $1) }
-        methods.register(SessionContract.useMethod, input: SessionInput.self) { try await sessions.use($0, context: $1) }
+        methods.register(AuthMethods.lemonSessionKeys) { try await sessions.keys($0, context: $1) }
+        methods.register(AuthMethods.lemonSessionUse) { try await sessions.use($0, context: $1) }
         methods.register("auth.lemon.device.delete", input: HTTPInput.self) { try await lemonDevices.delete($0, context: $1) }
         methods.register("auth.lemon.device.active", input: HTTPInput.self) { try await lemonDevices.setActive($0, context: $1) }
         methods.register("auth.lemon.pushToken.update", input: HTTPInput.self) { try await lemonDevices.updatePushToken($0, context: $1) }

@@ -45,8 +45,7 @@ struct Authenticator: Sendable {
             guard let body else { throw GatewayError.internal(style: route.style) }
             let check = try SignedRequest.check(request, body: body, style: route.style)
             do {
-                context.principal = try await rpc.call(
-                    SignedRequest.verifier, SignedRequest.verifyMethod, input: check, context: context, as: Principal.self)
+                context.principal = try await rpc.call(RoutesMethods.consumersVerify, input: check, context: context)
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)
             }

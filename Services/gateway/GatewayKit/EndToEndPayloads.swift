@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianLemon
 import CustodianRPC
 import Foundation
@@ -44,7 +45,7 @@ extension RouteForwarder {
         }
         do {
             let admission = SessionInput(session: session, device: principal.id, iv: payload.map { Data($0.iv).base64EncodedString() })
-            _ = try await rpc.call("auth", SessionContract.useMethod, input: admission, context: callContext, as: Empty.self)
+            _ = try await rpc.call(AuthMethods.lemonSessionUse, input: admission, context: callContext)
         } catch let error as RPCError {
             throw GatewayError(error, style: route.style)
         }
@@ -69,8 +70,7 @@ extension RouteForwarder {
     /// Whether the session is still live (`auth` answers 401 when it has ended), without admitting an IV.
     private func requireLiveSession(_ session: String, device: String, context: CallContext) async throws {
         do {
-            _ = try await rpc.call("auth", SessionContract.useMethod, input: SessionInput(session: session, device: device, iv: nil),
-                                   context: context, as: Empty.self)
+            _ = try await rpc.call(AuthMethods.lemonSessionUse, input: SessionInput(session: session, device: device, iv: nil), context: context)
         } catch let error as RPCError {
             throw GatewayError(error, style: route.style)
         }
@@ -90,7 +90,7 @@ extension RouteForwarder {
 }
 
 /// Session keys by session id. Keys never change during a session, so a gateway asks `auth` for them once;
-/// whether the session is still live is asked on every request (``SessionContract/useMethod``).
+/// whether the session is still live is asked on every request (`AuthMethods.lemonSessionUse`).
 actor SessionKeyCache {
     private var keys: [String: SessionKeys] = [:]
     /// Plenty for one replica's live sessions; when full it starts over rather than keep an eviction order.
@@ -102,8 +102,7 @@ actor SessionKeyCache {
 
     func keys(session: String, device: String, rpc: RPCClient, context: CallContext) async throws -> SessionKeys {
         if let known = keys[session] { return known }
-        let wire = try await rpc.call("auth", SessionContract.keysMethod, input: SessionInput(session: session, device: device),
-                                      context: context, as: WireSessionKeys.self)
+        let wire = try await rpc.call(AuthMethods.lemonSessionKeys, input: SessionInput(session: session, device: device), context: context)
         guard let fetched = wire.keys else { throw RPCError.internal("auth sent malformed session keys") }
         if keys.count >= capacity { keys.removeAll() }
         keys[session] = fetched

@@ -1,4 +1,5 @@
 import Crypto
+import CustodianContracts
 import CustodianRPC
 import CustodianSecurity
 import Foundation
@@ -10,24 +11,11 @@ import NIOCore
 /// (method, request target as sent, timestamp, SHA-256 of the body's bytes) and has `routes`, which holds
 /// the consumers' secrets, check it. Missing headers are refused here, without a call.
 enum SignedRequest {
-    static let verifier = "routes"
-    static let verifyMethod = "routes.consumers.verify"
-
     static let keyHeader = HTTPField.Name("X-API-Key")!
     static let timestampHeader = HTTPField.Name("X-API-Timestamp")!
     static let signatureHeader = HTTPField.Name("X-API-Sig")!
 
-    /// The input of `routes.consumers.verify`.
-    struct Check: Codable, Sendable {
-        var key: String
-        var method: String
-        var path: String
-        var timestamp: String
-        var bodySha256: String
-        var signature: String
-    }
-
-    static func check(_ request: Request, body: ByteBuffer, style: APIStyle) throws -> Check {
+    static func check(_ request: Request, body: ByteBuffer, style: APIStyle) throws -> SignatureCheck {
         func header(_ name: HTTPField.Name, _ missing: String) throws -> String {
             let values = request.headers[values: name]
             guard values.count <= 1 else {
@@ -39,7 +27,7 @@ enum SignedRequest {
             }
             return value
         }
-        return Check(
+        return SignatureCheck(
             key: try header(keyHeader, "missing_api_key"),
             method: request.method.rawValue,
             // The request target exactly as the client wrote it, which is what it signed.

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -15,7 +16,7 @@ public enum RoutesService {
 
         var methods = RPCMethods()
         // Called by the gateway for every route with the `signature` scheme.
-        methods.register("routes.consumers.verify", input: SignatureCheck.self) { try await verifier.verify($0, context: $1) }
+        methods.register(RoutesMethods.consumersVerify) { try await verifier.verify($0, context: $1) }
         methods.register("routes.consumers.create", input: HTTPInput.self, requires: [.admin]) { try await consumers.create($0, context: $1) }
         methods.register("routes.consumers.list", input: HTTPInput.self, requires: [.admin]) { try await consumers.list(context: $1) }
         methods.register("routes.route.store", input: HTTPInput.self) { try await store.store($0, context: $1) }

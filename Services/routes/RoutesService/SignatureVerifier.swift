@@ -1,29 +1,9 @@
+import CustodianContracts
 import CustodianGeotag
 import CustodianRPC
 import CustodianSecurity
 import Foundation
 import Logging
-
-/// What the gateway sends to have a signed request checked: everything the canonical string is made of,
-/// the body as its digest. The secret never leaves this service.
-public struct SignatureCheck: Codable, Sendable {
-    public var key: String
-    public var method: String
-    /// The request target as sent: path and query, not decoded.
-    public var path: String
-    public var timestamp: String
-    public var bodySha256: String
-    public var signature: String
-
-    public init(key: String, method: String, path: String, timestamp: String, bodySha256: String, signature: String) {
-        self.key = key
-        self.method = method
-        self.path = path
-        self.timestamp = timestamp
-        self.bodySha256 = bodySha256
-        self.signature = signature
-    }
-}
 
 /// `routes.consumers.verify`: the gateway's `signature` scheme. Each failure is a 401 with its own reason,
 /// checked cheapest first: the timestamp, the key, the HMAC, and last whether the signature was seen before

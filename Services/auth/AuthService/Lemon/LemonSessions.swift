@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianLemon
 import CustodianRPC
 import CustodianRuntime

@@ -1,0 +1,29 @@
+import CustodianRPC
+
+/// The routes method the gateway calls on its own: checking a signed request (the `signature` scheme, docs/geotag.md).
+public enum RoutesMethods {
+    /// The consumer that signed the request, as a principal of kind `consumer`; 401 with a reason of its own for
+    /// each way a signature fails.
+    public static let consumersVerify = RPCMethod<SignatureCheck, Principal>("routes.consumers.verify")
+}
+
+/// What the gateway sends to have a signed request checked: everything the canonical string is made of,
+/// the body as its digest. The secret never leaves this service.
+public struct SignatureCheck: Codable, Sendable {
+    public var key: String
+    public var method: String
+    /// The request target as sent: path and query, not decoded.
+    public var path: String
+    public var timestamp: String
+    public var bodySha256: String
+    public var signature: String
+
+    public init(key: String, method: String, path: String, timestamp: String, bodySha256: String, signature: String) {
+        self.key = key
+        self.method = method
+        self.path = path
+        self.timestamp = timestamp
+        self.bodySha256 = bodySha256
+        self.signature = signature
+    }
+}
