@@ -1,7 +1,7 @@
 import CustodianRPC
 
-/// The auth methods the gateway calls on its own (not for a route): who an admin token belongs to, and for each
-/// end-to-end request of the tracing app, the session's keys and whether it may go on (docs/rpc.md).
+/// The auth service's methods: those the gateway calls on its own (who an admin token belongs to; for each
+/// end-to-end request of the tracing app, the session's keys and whether it may go on: docs/rpc.md), and those it routes.
 public enum AuthMethods {
     /// The principal of an admin token; 401 when it is no admin's.
     public static let adminAuthenticate = RPCMethod<TokenInput, Principal>("auth.admin.authenticate")
@@ -9,6 +9,18 @@ public enum AuthMethods {
     public static let lemonSessionKeys = RPCMethod<SessionInput, WireSessionKeys>("auth.lemon.session.keys")
     /// Admits one request: the session is live and the payload's IV is new in it (400 when replayed).
     public static let lemonSessionUse = RPCMethod<SessionInput, Empty>("auth.lemon.session.use")
+
+    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
+    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
+    public static let lemonDeviceActive = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.active")
+    public static let lemonDeviceDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.delete")
+    public static let lemonHandshake = RPCMethod<HTTPInput, JSONValue>("auth.lemon.handshake")
+    public static let lemonKeys = RPCMethod<HTTPInput, JSONValue>("auth.lemon.keys")
+    public static let lemonPushTokenDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.delete")
+    public static let lemonPushTokenUpdate = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.update")
+    public static let oauthToken = RPCMethod<HTTPInput, JSONValue>("auth.oauth.token")
+    public static let vaultUsersChangePassword = RPCMethod<HTTPInput, JSONValue>("auth.vaultUsers.changePassword")
+    public static let vaultUsersCreate = RPCMethod<HTTPInput, JSONValue>("auth.vaultUsers.create")
 }
 
 /// A bearer credential as the client sent it.

@@ -1,7 +1,7 @@
 import CustodianRPC
 
-/// The links methods other services call: activation links for new accounts (`devices`), QR codes and label
-/// sheets (`devices`' device labels, `vault`'s module login codes).
+/// The links service's methods: those other services call (activation links for new accounts in `devices`, QR
+/// codes and label sheets for `devices`' device labels and `vault`'s module login codes), and those the gateway routes.
 public enum LinksMethods {
     /// A link that activates `token` in the app, from a named template.
     public static let activationMint = RPCMethod<MintActivationLinkInput, ActivationLink>("links.activation.mint")
@@ -9,6 +9,12 @@ public enum LinksMethods {
     public static let qrRender = RPCMethod<QRRenderInput, RawHTTPReply>("links.qr.render")
     /// A printable HTML page of QR labels.
     public static let labelsSheet = RPCMethod<LabelSheetInput, RawHTTPReply>("links.labels.sheet")
+
+    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
+    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
+    public static let qrHttp = RPCMethod<HTTPInput, RawHTTPReply>("links.qr.http")
+    public static let shortHttpCreate = RPCMethod<HTTPInput, JSONValue>("links.short.http.create")
+    public static let shortResolve = RPCMethod<HTTPInput, RawHTTPReply>("links.short.resolve")
 }
 
 /// How much of a QR symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.

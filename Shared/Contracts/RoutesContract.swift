@@ -1,10 +1,20 @@
 import CustodianRPC
 
-/// The routes method the gateway calls on its own: checking a signed request (the `signature` scheme, docs/geotag.md).
+/// The routes service's methods: checking a signed request, which the gateway calls on its own (the `signature`
+/// scheme, docs/geotag.md), and those it routes.
 public enum RoutesMethods {
     /// The consumer that signed the request, as a principal of kind `consumer`; 401 with a reason of its own for
     /// each way a signature fails.
     public static let consumersVerify = RPCMethod<SignatureCheck, Principal>("routes.consumers.verify")
+
+    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
+    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
+    public static let consumersCreate = RPCMethod<HTTPInput, JSONValue>("routes.consumers.create")
+    public static let consumersList = RPCMethod<HTTPInput, JSONValue>("routes.consumers.list")
+    public static let routeDelete = RPCMethod<HTTPInput, JSONValue>("routes.route.delete")
+    public static let routeGet = RPCMethod<HTTPInput, JSONValue>("routes.route.get")
+    public static let routeLookup = RPCMethod<HTTPInput, JSONValue>("routes.route.lookup")
+    public static let routeStore = RPCMethod<HTTPInput, JSONValue>("routes.route.store")
 }
 
 /// What the gateway sends to have a signed request checked: everything the canonical string is made of,

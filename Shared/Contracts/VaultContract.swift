@@ -1,6 +1,6 @@
 import CustodianRPC
 
-/// The vault methods other services call (`auth`, for logins and passwords), with their inputs and results.
+/// The vault's methods: those `auth` calls (logins and passwords), with their inputs and results, and those the gateway routes.
 public enum VaultMethods {
     /// A new user's key pair, sealed with the password (Argon2id).
     public static let usersInit = RPCMethod<VaultUserKeysInput, Empty>("vault.users.init")
@@ -8,6 +8,18 @@ public enum VaultMethods {
     public static let usersReseal = RPCMethod<VaultUserResealInput, Empty>("vault.users.reseal")
     /// The module a uid and secret belong to (OAuth client credentials); 401 when none.
     public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials")
+
+    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
+    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
+    public static let adminCreateModule = RPCMethod<HTTPInput, JSONValue>("vault.admin.createModule")
+    public static let adminCreateRepo = RPCMethod<HTTPInput, JSONValue>("vault.admin.createRepo")
+    public static let adminGrant = RPCMethod<HTTPInput, JSONValue>("vault.admin.grant")
+    public static let adminModuleQR = RPCMethod<HTTPInput, RawHTTPReply>("vault.admin.moduleQR")
+    public static let itemsDecrypted = RPCMethod<HTTPInput, JSONValue>("vault.items.decrypted")
+    public static let itemsRead = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.read")
+    public static let itemsWrite = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.write")
+    public static let modulesIndex = RPCMethod<HTTPInput, JSONValue>("vault.modules.index")
+    public static let reposPubKey = RPCMethod<HTTPInput, JSONValue>("vault.repos.pubKey")
 }
 
 /// `vault.users.init`: a new user's key pair, sealed with the password.

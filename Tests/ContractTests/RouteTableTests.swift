@@ -45,8 +45,11 @@ struct RouteTableTests {
     ]
 
     /// Each service's methods, by service name. Nothing connects: the database pool and the RPC client never run.
+    /// Made once: an RSA key takes a while in a debug build, and holds a thread of the shared pool meanwhile.
+    static let keys = Result { try ServerKeyFile.generate(id: "contract-tests").json() }
+
     static func methodTables() throws -> [String: RPCMethods] {
-        let keys = try ServerKeyFile.generate(id: "contract-tests").json()
+        let keys = try keys.get()
         let sealingKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let configuration = try Configuration(
             environment: [RuntimeKey.sealingKey: sealingKey, RuntimeKey.lemonKeys: keys, "CUSTODIAN_RUNTIME_DIR": "/tmp/contract-tests"],

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
 import NIOPosix
 import Synchronization
 import ServiceLifecycle
@@ -25,12 +24,9 @@ final class StartedCalls: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-enum SpinState: Sendable { case idle, spinning, interrupted }
-
 /// Methods the tests call: echo with an optional delay, and one that fails with an application error.
 func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     var methods = RPCMethods()
-    let spin = Mutex(SpinState.idle)
     methods.register("test.echo", input: Echo.self) { input, _ in
         started.record()
         if let delay = input.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
@@ -58,23 +54,6 @@ func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
     // Where a call runs: "loop" on an event loop thread, "pool" elsewhere.
     methods.register("test.where", input: Empty.self) { _, _ in threadKind() }
     methods.register("test.whereHeavy", input: Empty.self, work: .cpuHeavy) { _, _ in threadKind() }
-    // Holds its thread, as a long computation does, until `test.interrupt` runs or `delayMilliseconds` pass;
-    // answers whether it was interrupted.
-    methods.register("test.spin", input: Echo.self, work: .cpuHeavy) { input, _ in
-        spin.withLock { $0 = .spinning }
-        started.record()
-        let end = ContinuousClock.now + .milliseconds(input.delayMilliseconds ?? 0)
-        while ContinuousClock.now < end, spin.withLock({ $0 }) == .spinning {}
-        let interrupted = spin.withLock { $0 } == .interrupted
-        spin.withLock { $0 = .idle }
-        return Echo(text: interrupted ? "interrupted" : "ran out")
-    }
-    methods.register("test.interrupt", input: Empty.self) { _, _ in
-        spin.withLock { state in
-            if state == .spinning { state = .interrupted }
-        }
-        return Empty()
-    }
     return methods
 }
 
@@ -89,13 +68,11 @@ func withServer<T: Sendable>(
     methods: RPCMethods = testMethods(),
     directory: String? = nil,
     maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
-    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
     _ body: @Sendable (_ server: RPCServer, _ directory: String, _ endpoint: Endpoint) async throws -> T
 ) async throws -> T {
     let directory = try directory ?? temporarySocketDirectory()
     let endpoint = try Endpoint("unix:\(directory)/\(UUID().uuidString.prefix(6)).sock")
-    let server = RPCServer(configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize), methods: methods, logger: testLogger,
-                           eventLoopGroup: eventLoopGroup)
+    let server = RPCServer(configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize), methods: methods, logger: testLogger)
     let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: testLogger))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { try await group.run() }

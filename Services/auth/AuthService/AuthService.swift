@@ -30,19 +30,19 @@ public enum AuthService {
         let lemonDevices = LemonDevices(database: environment.database, services: environment.services, sessions: sessions)
 
         var methods = RPCMethods()
-        methods.register("auth.oauth.token", input: HTTPInput.self) { try await oauth.token($0, context: $1) }
-        methods.register("auth.vaultUsers.create", input: HTTPInput.self, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
-        methods.register("auth.vaultUsers.changePassword", input: HTTPInput.self) { try await vaultUsers.changePassword($0, context: $1) }
-        methods.register("auth.lemon.handshake", input: HTTPInput.self, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
+        methods.register(routed: AuthMethods.oauthToken) { try await oauth.token($0, context: $1) }
+        methods.register(routed: AuthMethods.vaultUsersCreate, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
+        methods.register(routed: AuthMethods.vaultUsersChangePassword) { try await vaultUsers.changePassword($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)
-        methods.register("auth.lemon.keys", input: HTTPInput.self) { _, _ in publishedKeys }
+        methods.register(routed: AuthMethods.lemonKeys) { _, _ in publishedKeys }
         methods.register(AuthMethods.lemonSessionKeys) { try await sessions.keys($0, context: $1) }
         methods.register(AuthMethods.lemonSessionUse) { try await sessions.use($0, context: $1) }
-        methods.register("auth.lemon.device.delete", input: HTTPInput.self) { try await lemonDevices.delete($0, context: $1) }
-        methods.register("auth.lemon.device.active", input: HTTPInput.self) { try await lemonDevices.setActive($0, context: $1) }
-        methods.register("auth.lemon.pushToken.update", input: HTTPInput.self) { try await lemonDevices.updatePushToken($0, context: $1) }
-        methods.register("auth.lemon.pushToken.delete", input: HTTPInput.self) { try await lemonDevices.deletePushToken($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonDeviceDelete) { try await lemonDevices.delete($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonDeviceActive) { try await lemonDevices.setActive($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonPushTokenUpdate) { try await lemonDevices.updatePushToken($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonPushTokenDelete) { try await lemonDevices.deletePushToken($0, context: $1) }
         methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }

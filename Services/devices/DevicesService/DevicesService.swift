@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -20,31 +21,31 @@ public enum DevicesService {
         let openSenseAdmin = OpenSenseAdmin(database: database, sealer: sealer)
 
         var methods = RPCMethods()
-        methods.register("devices.account.create", input: HTTPInput.self, requires: [.admin]) { try await accounts.create($0, context: $1) }
-        methods.register("devices.account.activate", input: HTTPInput.self) { try await accounts.activate($0, context: $1) }
-        methods.register("devices.device.create", input: HTTPInput.self, requires: [.admin]) { try await devices.create($0, context: $1) }
-        methods.register("devices.device.type", input: HTTPInput.self) { try await devices.deviceType($0, context: $1) }
-        methods.register("devices.device.attach", input: HTTPInput.self) { try await devices.attach($0, context: $1) }
-        methods.register("devices.device.activate", input: HTTPInput.self) { try await devices.activate($0, context: $1) }
-        methods.register("devices.device.get", input: HTTPInput.self) { try await devices.get($0, context: $1) }
-        methods.register("devices.measurements.variable", input: HTTPInput.self) { try await measurements.uploadVariable($0, context: $1) }
-        methods.register("devices.measurements.fixed", input: HTTPInput.self) { try await measurements.uploadFixed($0, context: $1) }
-        methods.register("devices.deviceTypes.create", input: HTTPInput.self, requires: [.admin]) { try await deviceTypes.create($0, context: $1) }
-        methods.register("devices.deviceTypes.list", input: HTTPInput.self, requires: [.admin]) { try await deviceTypes.list(context: $1) }
-        methods.register("devices.accounts.list", input: HTTPInput.self, requires: [.admin]) { try await researcher.list($0, context: $1) }
-        methods.register("devices.opensense.register", input: HTTPInput.self) { try await openSense.register($0, context: $1) }
-        methods.register("devices.opensense.config", input: HTTPInput.self) { try await openSense.config(context: $1) }
-        methods.register("devices.opensense.upload", input: HTTPInput.self) { try await openSense.upload($0, context: $1) }
-        methods.register("devices.opensense.devices", input: HTTPInput.self, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
-        methods.register("devices.opensense.key", input: HTTPInput.self, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
-        methods.register("devices.opensense.replaceConfig", input: HTTPInput.self, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0, context: $1) }
+        methods.register(routed: DevicesMethods.accountCreate, requires: [.admin]) { try await accounts.create($0, context: $1) }
+        methods.register(routed: DevicesMethods.accountActivate) { try await accounts.activate($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceCreate, requires: [.admin]) { try await devices.create($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceType) { try await devices.deviceType($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceAttach) { try await devices.attach($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceActivate) { try await devices.activate($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceGet) { try await devices.get($0, context: $1) }
+        methods.register(routed: DevicesMethods.measurementsVariable) { try await measurements.uploadVariable($0, context: $1) }
+        methods.register(routed: DevicesMethods.measurementsFixed) { try await measurements.uploadFixed($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceTypesCreate, requires: [.admin]) { try await deviceTypes.create($0, context: $1) }
+        methods.register(routed: DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
+        methods.register(routed: DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
+        methods.register(routed: DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
+        methods.register(routed: DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
+        methods.register(routed: DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
+        methods.register(routed: DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
+        methods.register(routed: DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
+        methods.register(routed: DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
-        methods.register("devices.device.label", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
-        methods.register("devices.device.labels", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }
+        methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
+        methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }
         let measurementExport = MeasurementExport(database: database)
         let openSenseExport = OpenSenseExport(database: database)
-        methods.register("devices.measurements.export", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await measurementExport.page($0, context: $1) }
-        methods.register("devices.opensense.export", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await openSenseExport.page($0, context: $1) }
+        methods.register(DevicesMethods.measurementsExport, requires: [.admin], work: .cpuHeavy) { try await measurementExport.page($0, context: $1) }
+        methods.register(DevicesMethods.opensenseExport, requires: [.admin], work: .cpuHeavy) { try await openSenseExport.page($0, context: $1) }
         return methods
     }
 }

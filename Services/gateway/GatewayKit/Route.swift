@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianProcess
 import HTTPTypes
@@ -53,6 +54,19 @@ public struct Route: Sendable {
         case text
     }
 
+    /// A route to the method `rpc`, whose kind of result says how the answer is made (``RoutedResult``).
+    public init<Result: RoutedResult>(
+        _ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, Result>,
+        auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok,
+        forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
+        maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
+    ) {
+        self.init(method, path, service: rpc.service, rpc: rpc.name, auth: auth, style: style, success: successStatus,
+                  rendering: Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
+                  body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
+    }
+
+    /// A route by service and method name, for methods without a descriptor (fake services in tests).
     public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
                 forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
@@ -89,6 +103,23 @@ public enum AuthScheme: Sendable, Equatable {
     case admin
 }
 
+/// What a routed method answers, and so how the gateway makes the response of it.
+public protocol RoutedResult: Codable, Sendable {
+    static var rendering: Route.Rendering { get }
+}
+
+extension JSONValue: RoutedResult {
+    public static var rendering: Route.Rendering { .json }
+}
+
+extension RawHTTPReply: RoutedResult {
+    public static var rendering: Route.Rendering { .raw }
+}
+
+extension StreamPage: RoutedResult {
+    public static var rendering: Route.Rendering { .stream }
+}
+
 /// Every route the gateway serves. Domain issues add theirs here.
 public enum RouteTable {
     /// The largest plaintext an app seals into a request: a 16 KiB survey (docs/lemon.md).
@@ -99,114 +130,112 @@ public enum RouteTable {
     /// The LEMON tracing app's API (seed 003): the handshake in the clear, everything after it end-to-end
     /// encrypted with the session's keys (docs/lemon.md).
     static let lemon: [Route] = {
-        func app(_ method: HTTPRequest.Method, _ path: String, _ service: String, _ rpc: String, success: HTTPResponse.Status = .ok,
+        func app(_ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, JSONValue>, success: HTTPResponse.Status = .ok,
                  maximumBodySize: Int? = nil) -> Route {
-            Route(method, path, service: service, rpc: rpc, auth: .jwt(kinds: ["app"]), style: .lemon, success: success,
-                  maximumBodySize: maximumBodySize, endToEnd: true)
+            Route(method, path, rpc, auth: .jwt(kinds: [.app]), style: .lemon, success: success, maximumBodySize: maximumBodySize, endToEnd: true)
         }
         return [
-            Route(.post, "/api/v1/devices", service: "auth", rpc: "auth.lemon.handshake", auth: .none, style: .lemon, rateClass: .credential),
-            Route(.get, "/api/v1/keys", service: "auth", rpc: "auth.lemon.keys", auth: .none, style: .lemon),
-            app(.delete, "/api/v1/devices", "auth", "auth.lemon.device.delete"),
-            app(.post, "/api/v1/devices/active", "auth", "auth.lemon.device.active"),
-            app(.post, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.update", success: .created),
-            app(.delete, "/api/v1/devices/push_token", "auth", "auth.lemon.pushToken.delete"),
-            app(.get, "/api/v1/symptoms", "statistics", "statistics.symptoms.list"),
+            Route(.post, "/api/v1/devices", AuthMethods.lemonHandshake, auth: .none, style: .lemon, rateClass: .credential),
+            Route(.get, "/api/v1/keys", AuthMethods.lemonKeys, auth: .none, style: .lemon),
+            app(.delete, "/api/v1/devices", AuthMethods.lemonDeviceDelete),
+            app(.post, "/api/v1/devices/active", AuthMethods.lemonDeviceActive),
+            app(.post, "/api/v1/devices/push_token", AuthMethods.lemonPushTokenUpdate, success: .created),
+            app(.delete, "/api/v1/devices/push_token", AuthMethods.lemonPushTokenDelete),
+            app(.get, "/api/v1/symptoms", StatisticsMethods.symptomsList),
             // A 16 KiB survey, sealed: base64 of IV, padded ciphertext and MAC.
-            app(.post, "/api/v1/submission/covid", "statistics", "statistics.submission.create", success: .created, maximumBodySize: 24 * 1024),
-            app(.get, "/api/v1/statistics/covid/google", "statistics", "statistics.covid.get"),
-            app(.get, "/api/v1/countries", "statistics", "statistics.countries.list"),
-            app(.get, "/api/v1/languages", "statistics", "statistics.languages.list"),
+            app(.post, "/api/v1/submission/covid", StatisticsMethods.submissionCreate, success: .created, maximumBodySize: 24 * 1024),
+            app(.get, "/api/v1/statistics/covid/google", StatisticsMethods.covidGet),
+            app(.get, "/api/v1/countries", StatisticsMethods.countriesList),
+            app(.get, "/api/v1/languages", StatisticsMethods.languagesList),
         ]
     }()
 
     /// The OwnYourData data vault (seed 000) and its administration.
     static let vault: [Route] = [
         // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
-        Route(.post, "/oauth/token", service: "auth", rpc: "auth.oauth.token", auth: .none, style: .oyd, forwardedHeaders: [.authorization],
+        Route(.post, "/oauth/token", AuthMethods.oauthToken, auth: .none, style: .oyd, forwardedHeaders: [.authorization],
               acceptsFormBodies: true, rateClass: .credential),
-        Route(.get, "/api/modules/index", service: "vault", rpc: "vault.modules.index", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
-        Route(.get, "/api/repos/{identifier}/pub_key", service: "vault", rpc: "vault.repos.pubKey", auth: .jwt(kinds: ["user", "module"]), style: .oyd),
-        Route(.post, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.write", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
-        Route(.get, "/api/repos/{identifier}/items", service: "vault", rpc: "vault.items.read", auth: .jwt(kinds: ["user", "module"]), style: .oyd, rendering: .raw),
-        Route(.post, "/api/repos/{identifier}/items/decrypted", service: "vault", rpc: "vault.items.decrypted", auth: .jwt(kinds: ["user"]), style: .oyd),
-        Route(.post, "/api/password", service: "auth", rpc: "auth.vaultUsers.changePassword", auth: .jwt(kinds: ["user"]), style: .oyd,
+        Route(.get, "/api/modules/index", VaultMethods.modulesIndex, auth: .jwt(kinds: [.user, .module]), style: .oyd),
+        Route(.get, "/api/repos/{identifier}/pub_key", VaultMethods.reposPubKey, auth: .jwt(kinds: [.user, .module]), style: .oyd),
+        Route(.post, "/api/repos/{identifier}/items", VaultMethods.itemsWrite, auth: .jwt(kinds: [.user, .module]), style: .oyd),
+        Route(.get, "/api/repos/{identifier}/items", VaultMethods.itemsRead, auth: .jwt(kinds: [.user, .module]), style: .oyd),
+        Route(.post, "/api/repos/{identifier}/items/decrypted", VaultMethods.itemsDecrypted, auth: .jwt(kinds: [.user]), style: .oyd),
+        Route(.post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,
               rateClass: .credential),
-        Route(.post, "/admin/v1/vault/users", service: "auth", rpc: "auth.vaultUsers.create", auth: .admin, style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/users/{user_id}/modules", service: "vault", rpc: "vault.admin.createModule", auth: .admin, style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/users/{user_id}/repos", service: "vault", rpc: "vault.admin.createRepo", auth: .admin, style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", service: "vault", rpc: "vault.admin.grant", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/vault/modules/{module_id}/qr", service: "vault", rpc: "vault.admin.moduleQR", auth: .admin, style: .admin, rendering: .raw),
+        Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin, style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", VaultMethods.adminGrant, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/vault/modules/{module_id}/qr", VaultMethods.adminModuleQR, auth: .admin, style: .admin),
     ]
 
     /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
     static let openSense: [Route] = [
-        Route(.post, "/register", service: "devices", rpc: "devices.opensense.register", auth: .none, style: .opensense, acceptsFormBodies: true,
+        Route(.post, "/register", DevicesMethods.opensenseRegister, auth: .none, style: .opensense, acceptsFormBodies: true,
               rateClass: .credential),
-        Route(.get, "/config", service: "devices", rpc: "devices.opensense.config", auth: .none, style: .opensense),
-        Route(.post, "/upload", service: "devices", rpc: "devices.opensense.upload", auth: .none, style: .opensense, acceptsFormBodies: true),
-        Route(.get, "/admin/v1/opensense/devices", service: "devices", rpc: "devices.opensense.devices", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/opensense/devices/{device_id}/key", service: "devices", rpc: "devices.opensense.key", auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/opensense/config", service: "devices", rpc: "devices.opensense.replaceConfig", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/opensense/batches", service: "devices", rpc: "devices.opensense.export", auth: .admin, style: .admin, rendering: .stream),
+        Route(.get, "/config", DevicesMethods.opensenseConfig, auth: .none, style: .opensense),
+        Route(.post, "/upload", DevicesMethods.opensenseUpload, auth: .none, style: .opensense, acceptsFormBodies: true),
+        Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/opensense/devices/{device_id}/key", DevicesMethods.opensenseKey, auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/opensense/config", DevicesMethods.opensenseReplaceConfig, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/opensense/batches", DevicesMethods.opensenseExport, auth: .admin, style: .admin),
     ]
 
     /// Twomes provisioning (seed 004), and the researcher's view of it.
     static let twomes: [Route] = [
-        Route(.post, "/account", service: "devices", rpc: "devices.account.create", auth: .admin, style: .twomes),
-        Route(.post, "/account/activate", service: "devices", rpc: "devices.account.activate", auth: .none, style: .twomes, rateClass: .credential),
-        Route(.post, "/device", service: "devices", rpc: "devices.device.create", auth: .admin, style: .twomes),
-        Route(.get, "/device_type/{device_name}", service: "devices", rpc: "devices.device.type", auth: .opaque(kind: "account"), style: .twomes),
-        Route(.post, "/account/device/activate", service: "devices", rpc: "devices.device.attach", auth: .opaque(kind: "account"), style: .twomes,
+        Route(.post, "/account", DevicesMethods.accountCreate, auth: .admin, style: .twomes),
+        Route(.post, "/account/activate", DevicesMethods.accountActivate, auth: .none, style: .twomes, rateClass: .credential),
+        Route(.post, "/device", DevicesMethods.deviceCreate, auth: .admin, style: .twomes),
+        Route(.get, "/device_type/{device_name}", DevicesMethods.deviceType, auth: .opaque(kind: .account), style: .twomes),
+        Route(.post, "/account/device/activate", DevicesMethods.deviceAttach, auth: .opaque(kind: .account), style: .twomes,
               rateClass: .credential),
-        Route(.post, "/device/activate", service: "devices", rpc: "devices.device.activate", auth: .none, style: .twomes, rateClass: .credential),
-        Route(.get, "/device/{device_name}", service: "devices", rpc: "devices.device.get", auth: .opaque(kind: "account"), style: .twomes),
-        Route(.post, "/device/measurements/variable-interval", service: "devices", rpc: "devices.measurements.variable", auth: .opaque(kind: "device"), style: .twomes),
-        Route(.post, "/device/measurements/fixed-interval", service: "devices", rpc: "devices.measurements.fixed", auth: .opaque(kind: "device"), style: .twomes),
-        Route(.post, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.create", auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/device-types", service: "devices", rpc: "devices.deviceTypes.list", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/accounts", service: "devices", rpc: "devices.accounts.list", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/measurements", service: "devices", rpc: "devices.measurements.export", auth: .admin, style: .admin, rendering: .stream),
-        Route(.get, "/admin/v1/devices/{device_name}/label", service: "devices", rpc: "devices.device.label", auth: .admin, style: .admin, rendering: .raw),
-        Route(.get, "/admin/v1/device-labels", service: "devices", rpc: "devices.device.labels", auth: .admin, style: .admin, rendering: .raw),
+        Route(.post, "/device/activate", DevicesMethods.deviceActivate, auth: .none, style: .twomes, rateClass: .credential),
+        Route(.get, "/device/{device_name}", DevicesMethods.deviceGet, auth: .opaque(kind: .account), style: .twomes),
+        Route(.post, "/device/measurements/variable-interval", DevicesMethods.measurementsVariable, auth: .opaque(kind: .device), style: .twomes),
+        Route(.post, "/device/measurements/fixed-interval", DevicesMethods.measurementsFixed, auth: .opaque(kind: .device), style: .twomes),
+        Route(.post, "/admin/v1/device-types", DevicesMethods.deviceTypesCreate, auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin, style: .admin),
     ]
 
     /// QR code images and self-hosted short links (the `links` service; docs/links.md).
     static let links: [Route] = [
-        Route(.get, "/admin/v1/qr", service: "links", rpc: "links.qr.http", auth: .admin, style: .admin, rendering: .raw),
-        Route(.post, "/admin/v1/links", service: "links", rpc: "links.short.http.create", auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/qr", LinksMethods.qrHttp, auth: .admin, style: .admin),
+        Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin, style: .admin, success: .created),
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
-        Route(.get, "/l/{code}", service: "links", rpc: "links.short.resolve", auth: .none, style: .admin, rendering: .raw,
+        Route(.get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
               forwardedHeaders: [.userAgent]),
     ]
 
     /// The geotagging route store (seed 002) and its API consumers (docs/geotag.md).
     static let geotag: [Route] = [
         // Bare base64 or JSON, up to the base64 of a 1 MiB route with line breaks every 76 characters.
-        Route(.post, "/route", service: "routes", rpc: "routes.route.store", auth: .signature, style: .geotag, success: .created,
+        Route(.post, "/route", RoutesMethods.routeStore, auth: .signature, style: .geotag, success: .created,
               body: .text, maximumBodySize: 1_572_864),
-        Route(.get, "/route/lookup/{lookup_id}", service: "routes", rpc: "routes.route.lookup", auth: .signature, style: .geotag),
-        Route(.get, "/route/{route_id}", service: "routes", rpc: "routes.route.get", auth: .signature, style: .geotag),
-        Route(.delete, "/route/{route_id}", service: "routes", rpc: "routes.route.delete", auth: .signature, style: .geotag, success: .noContent),
-        Route(.post, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.create", auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/api-consumers", service: "routes", rpc: "routes.consumers.list", auth: .admin, style: .admin),
+        Route(.get, "/route/lookup/{lookup_id}", RoutesMethods.routeLookup, auth: .signature, style: .geotag),
+        Route(.get, "/route/{route_id}", RoutesMethods.routeGet, auth: .signature, style: .geotag),
+        Route(.delete, "/route/{route_id}", RoutesMethods.routeDelete, auth: .signature, style: .geotag, success: .noContent),
+        Route(.post, "/admin/v1/api-consumers", RoutesMethods.consumersCreate, auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/api-consumers", RoutesMethods.consumersList, auth: .admin, style: .admin),
     ]
 
     /// The statistics service's researcher routes (docs/admin.md); its app routes are in ``lemon``.
     static let statistics: [Route] = [
-        Route(.get, "/admin/v1/statistics/countries", service: "statistics", rpc: "statistics.admin.countries.list", auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/countries/{alpha2}", service: "statistics", rpc: "statistics.admin.countries.upsert", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/languages", service: "statistics", rpc: "statistics.admin.languages.list", auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/languages/{alpha2}", service: "statistics", rpc: "statistics.admin.languages.upsert", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/symptoms", service: "statistics", rpc: "statistics.admin.symptoms.list", auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.upsert", auth: .admin, style: .admin),
-        Route(.delete, "/admin/v1/statistics/symptoms/{key}", service: "statistics", rpc: "statistics.admin.symptoms.deactivate", auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/countries", StatisticsMethods.adminCountriesList, auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/countries/{alpha2}", StatisticsMethods.adminCountriesUpsert, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/languages", StatisticsMethods.adminLanguagesList, auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/languages/{alpha2}", StatisticsMethods.adminLanguagesUpsert, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/symptoms", StatisticsMethods.adminSymptomsList, auth: .admin, style: .admin),
+        Route(.put, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsUpsert, auth: .admin, style: .admin),
+        Route(.delete, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsDeactivate, auth: .admin, style: .admin),
         // The CSV travels as one string in one RPC frame (CUSTODIAN_MAX_FRAME_SIZE, 8 MiB by default): 6 MiB leaves room for escaping.
-        Route(.post, "/admin/v1/statistics/covid/imports", service: "statistics", rpc: "statistics.admin.covid.import", auth: .admin, style: .admin,
+        Route(.post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin, style: .admin,
               success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
-        Route(.get, "/admin/v1/statistics/submissions/counts", service: "statistics", rpc: "statistics.admin.submissions.counts", auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/submissions", service: "statistics", rpc: "statistics.admin.submissions.export", auth: .admin, style: .admin,
-              rendering: .stream),
+        Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin, style: .admin),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -22,7 +22,7 @@ public enum LinksService {
         methods.register(LinksMethods.qrRender, work: .cpuHeavy) { input, _ in
             try QRImages.render(input)
         }
-        methods.register("links.qr.http", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { input, context in
+        methods.register(LinksMethods.qrHttp, requires: [.admin], work: .cpuHeavy) { input, context in
             try QRImages.render(QRQuery.renderInput(from: input))
         }
 
@@ -35,10 +35,10 @@ public enum LinksService {
         methods.register("links.short.create", input: ShortLinkInput.self) { input, context in
             try await shortLinks.create(input, names: .rpc, logger: context.logger)
         }
-        methods.register("links.short.http.create", input: HTTPInput.self, requires: [.admin]) { input, context in
+        methods.register(routed: LinksMethods.shortHttpCreate, requires: [.admin]) { input, context in
             try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
         }
-        methods.register("links.short.resolve", input: HTTPInput.self) { input, context in
+        methods.register(LinksMethods.shortResolve) { input, context in
             try await shortLinks.resolve(input, logger: context.logger)
         }
         return methods

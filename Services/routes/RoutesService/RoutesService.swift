@@ -17,12 +17,12 @@ public enum RoutesService {
         var methods = RPCMethods()
         // Called by the gateway for every route with the `signature` scheme.
         methods.register(RoutesMethods.consumersVerify) { try await verifier.verify($0, context: $1) }
-        methods.register("routes.consumers.create", input: HTTPInput.self, requires: [.admin]) { try await consumers.create($0, context: $1) }
-        methods.register("routes.consumers.list", input: HTTPInput.self, requires: [.admin]) { try await consumers.list(context: $1) }
-        methods.register("routes.route.store", input: HTTPInput.self) { try await store.store($0, context: $1) }
-        methods.register("routes.route.get", input: HTTPInput.self) { try await store.get($0, context: $1) }
-        methods.register("routes.route.lookup", input: HTTPInput.self) { try await store.lookup($0, context: $1) }
-        methods.register("routes.route.delete", input: HTTPInput.self) { try await store.delete($0, context: $1) }
+        methods.register(routed: RoutesMethods.consumersCreate, requires: [.admin]) { try await consumers.create($0, context: $1) }
+        methods.register(routed: RoutesMethods.consumersList, requires: [.admin]) { try await consumers.list(context: $1) }
+        methods.register(routed: RoutesMethods.routeStore) { try await store.store($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeGet) { try await store.get($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeLookup) { try await store.lookup($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeDelete) { try await store.delete($0, context: $1) }
         return methods
     }
 }

@@ -21,16 +21,16 @@ public enum VaultService {
         methods.register(VaultMethods.usersReseal) { try await keys.reseal($0, context: $1) }
         methods.register(VaultMethods.modulesCredentials) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
-        methods.register("vault.modules.index", input: HTTPInput.self) { try await modules.index($0, context: $1) }
-        methods.register("vault.repos.pubKey", input: HTTPInput.self) { try await repos.publicKey($0, context: $1) }
-        methods.register("vault.items.write", input: HTTPInput.self) { try await items.write($0, context: $1) }
-        methods.register("vault.items.read", input: HTTPInput.self) { try await items.read($0, context: $1) }
-        methods.register("vault.items.decrypted", input: HTTPInput.self, work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
+        methods.register(routed: VaultMethods.modulesIndex) { try await modules.index($0, context: $1) }
+        methods.register(routed: VaultMethods.reposPubKey) { try await repos.publicKey($0, context: $1) }
+        methods.register(VaultMethods.itemsWrite) { try await items.write($0, context: $1) }
+        methods.register(VaultMethods.itemsRead) { try await items.read($0, context: $1) }
+        methods.register(routed: VaultMethods.itemsDecrypted, work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
         // Administration.
-        methods.register("vault.admin.createModule", input: HTTPInput.self, requires: [.admin]) { try await modules.create($0, context: $1) }
-        methods.register("vault.admin.createRepo", input: HTTPInput.self, requires: [.admin]) { try await repos.create($0, context: $1) }
-        methods.register("vault.admin.grant", input: HTTPInput.self, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
-        methods.register("vault.admin.moduleQR", input: HTTPInput.self, requires: [.admin], work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
+        methods.register(routed: VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
+        methods.register(routed: VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }
+        methods.register(routed: VaultMethods.adminGrant, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
+        methods.register(VaultMethods.adminModuleQR, requires: [.admin], work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
         return methods
     }
 }
