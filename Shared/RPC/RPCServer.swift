@@ -197,9 +197,15 @@ public final class RPCServer: Service, Sendable {
                     try await withThrowingDiscardingTaskGroup { group in
                         for try await frame in inbound {
                             switch admit(key) {
-                            case .accepted:
+                            case .accepted(let othersInFlight):
                                 group.addTask {
-                                    if let response = await self.dispatcher.handle(frame) {
+                                    // A call alone on its connection runs on the loop, without a hand-over; with others in
+                                    // flight it runs on the global executor, so that a burst spreads over the cores instead
+                                    // of queuing on the loop's one thread.
+                                    let answer = othersInFlight == 0
+                                        ? await self.dispatcher.handle(frame)
+                                        : await OffLoop.run { await self.dispatcher.handle(frame) }
+                                    if let response = answer {
                                         try? await outbound.write(self.fitting(response, answering: frame))
                                     }
                                     self.finishCall(key)
@@ -219,7 +225,8 @@ public final class RPCServer: Service, Sendable {
     }
 
     private enum Admission {
-        case accepted
+        /// With the number of the connection's other calls still running.
+        case accepted(othersInFlight: Int)
         case refused(RPCError)
     }
 
@@ -232,9 +239,10 @@ public final class RPCServer: Service, Sendable {
             guard connection.inFlight < configuration.maximumConcurrentCallsPerConnection else {
                 return .refused(RPCError(.tooManyRequests, reason: "too_many_calls", message: "too many concurrent calls on one connection"))
             }
+            let others = connection.inFlight
             connection.inFlight += 1
             state.connections[key] = connection
-            return .accepted
+            return .accepted(othersInFlight: others)
         }
     }
 

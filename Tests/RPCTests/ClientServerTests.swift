@@ -17,25 +17,31 @@ struct ClientServerTests {
     }
 
     @Test func concurrentCallsOnOneConnectionComeBackOutOfOrderToTheRightCaller() async throws {
-        try await withServer { _, directory, _ in
+        let started = StartedCalls()
+        try await withServer(methods: testMethods(started: started)) { _, directory, _ in
             var settings = RPCClient.Settings()
             settings.connectionsPerEndpoint = 1
             let client = makeClient(directory: directory, settings: settings)
             defer { client.shutdown() }
             let finished = CompletionOrder()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                // A second between finishing times, so that a loaded machine cannot reorder them.
-                for (text, delay) in [("slow", 2000), ("medium", 1000), ("fast", 0)] {
-                    group.addTask {
-                        let echoed = try await client.call("test", "test.echo", input: Echo(text: text, delayMilliseconds: delay), context: context(timeout: 60), as: Echo.self)
-                        #expect(echoed.text == text)
-                        finished.append(echoed.text)
-                    }
-                    try await Task.sleep(for: .milliseconds(30))  // sends in the order slow, medium, fast
+                // The first call is held by the server until the last one has come back: its answer must wait, and the
+                // others' answers must overtake it on the same connection, each to its own caller.
+                group.addTask {
+                    let echoed = try await client.call("test", "test.gated", input: Echo(text: "held"), context: context(timeout: 60), as: Echo.self)
+                    #expect(echoed.text == "held")
+                    finished.append(echoed.text)
                 }
+                while started.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                for text in ["first", "second"] {
+                    let echoed = try await client.call("test", "test.echo", input: Echo(text: text), context: context(timeout: 60), as: Echo.self)
+                    #expect(echoed.text == text)
+                    finished.append(echoed.text)
+                }
+                _ = try await client.call("test", "test.openGate", context: context(timeout: 60), as: Empty.self)
                 try await group.waitForAll()
             }
-            #expect(finished.values == ["fast", "medium", "slow"])
+            #expect(finished.values == ["first", "second", "held"])
         }
     }
 
@@ -52,6 +58,26 @@ struct ClientServerTests {
             let large = try await client.call("test", "test.where", input: Echo(text: String(repeating: "x", count: OffLoop.largeBodySize)),
                                               context: context(), as: String.self)
             #expect(large == "pool")
+        }
+    }
+
+    /// Under load a connection's calls spread over the cores: a call that arrives while another one is running runs off the loop.
+    @Test func aCallBesideAnotherOneInFlightRunsOffTheLoop() async throws {
+        let started = StartedCalls()
+        try await withServer(methods: testMethods(started: started)) { _, directory, _ in
+            var settings = RPCClient.Settings()
+            settings.connectionsPerEndpoint = 1
+            let client = makeClient(directory: directory, settings: settings)
+            defer { client.shutdown() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    _ = try await client.call("test", "test.echo", input: Echo(text: "busy", delayMilliseconds: 3000), context: context(timeout: 60), as: Echo.self)
+                }
+                while started.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                let beside = try await client.call("test", "test.where", context: context(), as: String.self)
+                #expect(beside == "pool")
+                try await group.waitForAll()
+            }
         }
     }
 

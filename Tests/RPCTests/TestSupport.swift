@@ -24,9 +24,25 @@ final class StartedCalls: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
+/// Holds `test.gated` calls until `test.openGate` runs: an order of answers that no timing decides.
+final class Gate: Sendable {
+    private let open = Mutex(false)
+    func openIt() { open.withLock { $0 = true } }
+    var isOpen: Bool { open.withLock { $0 } }
+}
+
 /// Methods the tests call: echo with an optional delay, and one that fails with an application error.
-func testMethods(started: StartedCalls = StartedCalls()) -> RPCMethods {
+func testMethods(started: StartedCalls = StartedCalls(), gate: Gate = Gate()) -> RPCMethods {
     var methods = RPCMethods()
+    methods.register("test.gated", input: Echo.self) { input, _ in
+        started.record()
+        while !gate.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+        return input
+    }
+    methods.register("test.openGate", input: Empty.self) { _, _ in
+        gate.openIt()
+        return Empty()
+    }
     methods.register("test.echo", input: Echo.self) { input, _ in
         started.record()
         if let delay = input.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
