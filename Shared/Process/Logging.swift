@@ -8,9 +8,7 @@ public enum CustodianLogging {
         let level = configuration[RuntimeKey.logLevel].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let development = configuration.string(RuntimeKey.environment, default: "development") == "development"
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = development
-                ? ReadableLogHandler(label: label)
-                : JSONLinesLogHandler(label: label)
+            var handler = StandardErrorLogHandler(label: label, format: development ? .readable : .jsonLines)
             handler.logLevel = level
             return handler
         }
@@ -20,16 +18,23 @@ public enum CustodianLogging {
     }
 }
 
-/// Lines for a person on standard error: `2026-11-24T18:00:00+0000 info gateway: method=POST route=/upload request`.
-/// swift-log's `StreamLogHandler` writes the same, but formats the metadata each time a key is set; every request
-/// sets two (the request ids), so the formatting is left to the lines actually written.
-public struct ReadableLogHandler: LogHandler {
+/// Log lines on standard error, as a person reads them in development
+/// (`2026-11-24T18:00:00+0000 info gateway: method=POST route=/upload request`) or as one JSON object per line
+/// everywhere else (`{"ts","level","label","message",…metadata}`). swift-log's `StreamLogHandler` formats all metadata
+/// each time a key is set, and every request sets two (the request ids): here only lines actually written are formatted.
+public struct StandardErrorLogHandler: LogHandler {
+    public enum Format: Sendable {
+        case readable, jsonLines
+    }
+
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     private let label: String
+    private let format: Format
 
-    public init(label: String) {
+    public init(label: String, format: Format) {
         self.label = label
+        self.format = format
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -39,53 +44,36 @@ public struct ReadableLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let line = "\(Self.timestamp()) \(event.level) \(label):\(fields.isEmpty ? "" : " " + fields) \(event.message)\n"
-        Self.output.withLock { _ in FileHandle.standardError.write(Data(line.utf8)) }
-    }
-
-    private static let output = Mutex(())
-
-    private static func timestamp() -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: false).format(Date())
-    }
-}
-
-/// One JSON object per line on standard error: `{"ts","level","label","message",…metadata}`.
-public struct JSONLinesLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    private let label: String
-
-    public init(label: String) {
-        self.label = label
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        var fields: [String: Any] = [
-            "ts": Self.timestamp(),
-            "level": event.level.rawValue,
-            "label": label,
-            "message": event.message.description,
-        ]
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        for (key, value) in merged where fields[key] == nil {
-            fields[key] = Self.plain(value)
+        let line: Data?
+        switch format {
+        case .readable: line = readableLine(event, metadata: merged)
+        case .jsonLines: line = jsonLine(event, metadata: merged)
         }
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
-        line.append(0x0A)
+        guard let line else { return }
         Self.output.withLock { _ in FileHandle.standardError.write(line) }
     }
 
     private static let output = Mutex(())
 
-    private static func timestamp() -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
+    private func readableLine(_ event: LogEvent, metadata: Logger.Metadata) -> Data {
+        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let timestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: false).format(Date())
+        return Data("\(timestamp) \(event.level) \(label):\(fields.isEmpty ? "" : " " + fields) \(event.message)\n".utf8)
+    }
+
+    private func jsonLine(_ event: LogEvent, metadata: Logger.Metadata) -> Data? {
+        var fields: [String: Any] = [
+            "ts": Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()),
+            "level": event.level.rawValue,
+            "label": label,
+            "message": event.message.description,
+        ]
+        for (key, value) in metadata where fields[key] == nil {
+            fields[key] = Self.plain(value)
+        }
+        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
+        line.append(0x0A)
+        return line
     }
 
     private static func plain(_ value: Logger.Metadata.Value) -> Any {

@@ -68,7 +68,7 @@ final class EndpointPool: Sendable {
             if let best { return .use(best) }
             return .wait(state.connecting!)
         }
-        if let started { startConnecting(completing: started, on: started.futureResult.eventLoop) }
+        if let started { startConnecting(completing: started) }
         switch next {
         case .use(let connection): return connection
         case .wait(let future): return try await future.get()
@@ -76,9 +76,10 @@ final class EndpointPool: Sendable {
         }
     }
 
-    private func startConnecting(completing promise: EventLoopPromise<RPCConnection>, on eventLoop: any EventLoop) {
+    /// Connects on the promise's loop (the caller's, when it runs on one).
+    private func startConnecting(completing promise: EventLoopPromise<RPCConnection>) {
         let future = RPCConnection.connect(
-            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoop: eventLoop)
+            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoop: promise.futureResult.eventLoop)
         future.whenComplete { result in
             let orphan: RPCConnection? = self.state.withLock { state in
                 state.connecting = nil

@@ -73,7 +73,7 @@ struct RPCDispatcher: Sendable {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
             }
             try RPCMethods.admit(context, to: registered)
-            if registered.work == .cpuHeavy || request.frame.readableBytes >= OffLoop.largeBodySize {
+            if registered.work == .cpuHeavy {
                 response = try await OffLoop.run { try await registered.handler(request, context) }
             } else {
                 response = try await registered.handler(request, context)

@@ -126,21 +126,6 @@ struct RPCResponse<Output: Encodable & Sendable>: Encodable, Sendable {
     }
 }
 
-struct RPCErrorResponse: Encodable, Sendable {
-    var jsonrpc = "2.0"
-    var id: RPCID?
-    var error: RPCErrorObject
-
-    enum CodingKeys: CodingKey { case jsonrpc, id, error }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(jsonrpc, forKey: .jsonrpc)
-        try container.encode(id, forKey: .id)
-        try container.encode(error, forKey: .error)
-    }
-}
-
 /// What the client reads of every response to route it to its caller.
 struct RPCResponseHeader: Decodable {
     var id: RPCID?

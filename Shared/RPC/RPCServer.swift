@@ -191,7 +191,8 @@ public final class RPCServer: Service, Sendable {
         defer { _ = state.withLock { $0.connections.removeValue(forKey: key) } }
 
         do {
-            // The connection's calls run on its event loop (`EventLoopTaskExecutor`); heavy ones leave it (`RPCDispatcher`).
+            // The connection's calls run on its event loop (`EventLoopTaskExecutor`); methods that compute for long leave it
+            // (`RPCDispatcher`).
             try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.channel.eventLoop)) {
                 try await connection.executeThenClose { inbound, outbound in
                     try await withThrowingDiscardingTaskGroup { group in
@@ -199,10 +200,11 @@ public final class RPCServer: Service, Sendable {
                             switch admit(key) {
                             case .accepted(let othersInFlight):
                                 group.addTask {
-                                    // A call alone on its connection runs on the loop, without a hand-over; with others in
-                                    // flight it runs on the global executor, so that a burst spreads over the cores instead
-                                    // of queuing on the loop's one thread.
-                                    let answer = othersInFlight == 0
+                                    // A small call alone on its connection runs on the loop, without a hand-over. With others
+                                    // in flight it runs on the global executor, so that a burst spreads over the cores
+                                    // instead of queuing on the loop's one thread; so does a large frame, whose JSON takes
+                                    // milliseconds to read.
+                                    let answer = othersInFlight == 0 && frame.readableBytes < OffLoop.largeBodySize
                                         ? await self.dispatcher.handle(frame)
                                         : await OffLoop.run { await self.dispatcher.handle(frame) }
                                     if let response = answer {

@@ -100,3 +100,19 @@ struct JSONValueCodecTests {
         _ = try JSONValue.parse(Array(deep.utf8), maximumDepth: 33)
     }
 }
+
+/// An error response as `JSONEncoder` writes it: what the dispatcher's own writing must read as.
+private struct RPCErrorResponse: Encodable, Sendable {
+    var jsonrpc = "2.0"
+    var id: RPCID?
+    var error: RPCErrorObject
+
+    enum CodingKeys: CodingKey { case jsonrpc, id, error }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(jsonrpc, forKey: .jsonrpc)
+        try container.encode(id, forKey: .id)
+        try container.encode(error, forKey: .error)
+    }
+}

@@ -70,7 +70,6 @@ extension AuthScheme {
     var coversBody: Bool { self == .signature }
 }
 
-
 private struct AccessClaimsResult {
     var kind: PrincipalKind
     var subject: String

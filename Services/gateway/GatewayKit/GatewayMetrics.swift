@@ -57,18 +57,14 @@ public final class GatewayMetrics: Sendable {
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         let method = Self.methods.contains(method) ? method : "OTHER"
         let labels = RequestLabels(route: route, method: method, status: status)
-        let metrics = requestMetrics.withLock { cache in
-            if let known = cache[labels] { return known }
-            let made = (
-                count: registry.makeCounter(
-                    descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
-                    labels: [("route", route), ("method", method), ("status", String(status))]),
-                duration: registry.makeDurationHistogram(
-                    descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
-                    labels: [("route", route), ("method", method)],
-                    buckets: Self.latencyBuckets))
-            cache[labels] = made
-            return made
+        let metrics = Self.cached(labels, in: requestMetrics) {
+            (count: registry.makeCounter(
+                descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
+                labels: [("route", route), ("method", method), ("status", String(status))]),
+             duration: registry.makeDurationHistogram(
+                descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
+                labels: [("route", route), ("method", method)],
+                buckets: Self.latencyBuckets))
         }
         metrics.count.increment()
         metrics.duration.record(duration)
@@ -76,16 +72,25 @@ public final class GatewayMetrics: Sendable {
 
     func recordRPC(service: String, method: String, seconds: Double, outcome: String) {
         let labels = RPCLabels(service: service, method: method, outcome: outcome)
-        let histogram = rpcMetrics.withLock { cache in
-            if let known = cache[labels] { return known }
-            let made = registry.makeDurationHistogram(
+        let histogram = Self.cached(labels, in: rpcMetrics) {
+            registry.makeDurationHistogram(
                 descriptor: .init(metricName: "custodian_rpc_duration", unitName: "seconds", helpText: "RPC latency by service, method and outcome"),
                 labels: [("service", service), ("method", method), ("outcome", outcome)],
                 buckets: Self.latencyBuckets)
+        }
+        histogram.record(.nanoseconds(Int64(seconds * 1e9)))
+    }
+
+    /// The metric of `labels`, made the first time they are seen.
+    private static func cached<Labels: Hashable & Sendable, Metric: Sendable>(
+        _ labels: Labels, in cache: borrowing Mutex<[Labels: Metric]>, make: () -> Metric
+    ) -> Metric {
+        cache.withLock { cache in
+            if let known = cache[labels] { return known }
+            let made = make()
             cache[labels] = made
             return made
         }
-        histogram.record(.nanoseconds(Int64(seconds * 1e9)))
     }
 
     func render() -> String {
