@@ -175,9 +175,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/Runtime",
+            swiftSettings: settings
+        ),
+        // A private PostgreSQL cluster made with the installed binaries: `custodian up`'s, and the tests'.
+        .target(
+            name: "CustodianLocalPostgres",
+            dependencies: ["CustodianRuntime", "CustodianSecurity"],
+            path: "Shared/LocalPostgres",
             swiftSettings: settings
         ),
 
@@ -286,7 +294,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "AuthService", "VaultService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "VaultService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -305,6 +313,23 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Runs services' definitions in the test process against a private PostgreSQL, without the gateway.
+        .target(
+            name: "ServiceTestSupport",
+            dependencies: [
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support",
+            swiftSettings: settings
+        ),
+        .testTarget(
+            name: "AuthTests",
+            dependencies: ["ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/AuthTests"
+        ),
         .testTarget(
             name: "CustodianRPCTests",
             dependencies: ["CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio")],
@@ -318,12 +343,12 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["VaultService", "CustodianVault", "CustodianSodium"],
+            dependencies: ["VaultService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC"],
             path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",
-            dependencies: ["DevicesService"],
+            dependencies: ["DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC"],
             path: "Tests/DevicesTests"
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CustodianLoad
+import CustodianLocalPostgres
 import CustodianRPC
 import CustodianRuntime
 import CustodianVault

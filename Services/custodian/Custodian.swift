@@ -9,3 +9,8 @@ struct Custodian: AsyncParsableCommand {
         version: CustodianVersion.current,
         subcommands: [Up.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self])
 }
+
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import CustodianLocalPostgres
 import CustodianRuntime
 import Foundation
 import Logging

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 
 /// What a domain service brings: its name, its schema's migrations, the services it calls, and its methods.
 public struct ServiceDefinition: Sendable {
@@ -62,7 +63,9 @@ public enum ServiceHost {
         return methods
     }
 
-    public static func run(_ definition: ServiceDefinition, configuration: Configuration, logger: Logger) async throws {
+    /// Runs until SIGTERM or SIGINT, or until the calling task is cancelled (a test's harness passes no signals).
+    public static func run(_ definition: ServiceDefinition, configuration: Configuration, logger: Logger,
+                           gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
         let databaseURL = try DatabaseURL(configuration.require(RuntimeKey.databaseURL))
         let instance = configuration.string(RuntimeKey.instance, default: defaultInstanceName())
         let endpoint = try listenEndpoint(service: definition.name, instance: instance, configuration: configuration)
@@ -92,7 +95,7 @@ public enum ServiceHost {
         if let watch = ParentWatch(configuration: configuration) {
             services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
         // A part that does not finish its graceful shutdown must not keep the process alive.
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
         groupConfiguration.maximumCancellationDuration = .seconds(5)

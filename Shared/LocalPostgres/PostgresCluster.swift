@@ -4,26 +4,26 @@ import Foundation
 
 /// A private PostgreSQL cluster under the data directory, made with the installed PostgreSQL binaries.
 /// PostgreSQL refuses to run as root, so when we are root it runs as the `postgres` user.
-struct PostgresCluster {
-    let directory: String
-    let secretsDirectory: String
-    let port: Int
-    let binaries: String
+public struct PostgresCluster: Sendable {
+    public let directory: String
+    public let secretsDirectory: String
+    public let port: Int
+    public let binaries: String
 
-    static let superuser = "custodian"
-    static let database = "custodian"
+    public static let superuser = "custodian"
+    public static let database = "custodian"
 
-    init(dataDirectory: String, port: Int) throws {
+    public init(dataDirectory: String, port: Int) throws {
         self.directory = dataDirectory + "/postgres"
         self.secretsDirectory = dataDirectory + "/secrets"
         self.port = port
         guard let binaries = Self.findBinaries() else {
-            throw CLIError("PostgreSQL is not installed (no initdb found on PATH or in /usr/lib/postgresql/*/bin); install the postgresql package or pass --database-url")
+            throw LocalPostgresError("PostgreSQL is not installed (no initdb found on PATH or in /usr/lib/postgresql/*/bin); install the postgresql package or pass --database-url")
         }
         self.binaries = binaries
     }
 
-    static func findBinaries() -> String? {
+    public static func findBinaries() -> String? {
         if let configured = ProcessInfo.processInfo.environment["CUSTODIAN_POSTGRES_BIN_DIR"] { return configured }
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .compactMap(Int.init).sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
@@ -32,20 +32,20 @@ struct PostgresCluster {
 
     private var runAs: String? { getuid() == 0 ? "postgres" : nil }
 
-    var passwordFile: String { secretsDirectory + "/postgres-password" }
+    public var passwordFile: String { secretsDirectory + "/postgres-password" }
 
-    var isInitialised: Bool { FileManager.default.fileExists(atPath: directory + "/PG_VERSION") }
+    public var isInitialised: Bool { FileManager.default.fileExists(atPath: directory + "/PG_VERSION") }
 
     /// Creates the cluster on first use, with a generated superuser password kept in the secrets directory.
-    func initialiseIfNeeded() throws {
+    public func initialiseIfNeeded() throws {
         guard !isInitialised else { return }
-        try Files.makeDirectory(secretsDirectory)
-        let password = Files.read(passwordFile) ?? SecretToken.generate()
-        try Files.write(password, to: passwordFile)
-        try Files.makeDirectory(directory)
+        try ClusterFiles.makeDirectory(secretsDirectory)
+        let password = ClusterFiles.read(passwordFile) ?? SecretToken.generate()
+        try ClusterFiles.write(password, to: passwordFile)
+        try ClusterFiles.makeDirectory(directory)
         // initdb reads the password from a file the postgres user can read; it is removed right after.
         let initPasswordFile = (directory as NSString).deletingLastPathComponent + "/.postgres-initpw"
-        try Files.write(password, to: initPasswordFile)
+        try ClusterFiles.write(password, to: initPasswordFile)
         if let user = runAs { try Shell.run(["/bin/chown", "-R", "\(user):\(user)", directory, initPasswordFile]) }
         defer { try? FileManager.default.removeItem(atPath: initPasswordFile) }
         try Shell.run(
@@ -53,24 +53,42 @@ struct PostgresCluster {
              "--encoding=UTF8", "--locale=C"], as: runAs)
     }
 
-    func start() throws {
+    public func start() throws {
         // Loopback TCP only: no Unix socket, whose path under a deep data directory could exceed the limit.
         try Shell.run(
             [binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60",
              "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", "start"], as: runAs)
     }
 
-    func stop() {
+    public func stop() {
         _ = try? Shell.run([binaries + "/pg_ctl", "-D", directory, "-m", "fast", "-w", "stop"], as: runAs)
     }
 
     /// The superuser's URL for the `custodian` database.
-    var adminURL: DatabaseURL {
-        DatabaseURL(host: "127.0.0.1", port: port, username: Self.superuser, password: Files.read(passwordFile), database: Self.database)
+    public var adminURL: DatabaseURL {
+        DatabaseURL(host: "127.0.0.1", port: port, username: Self.superuser, password: ClusterFiles.read(passwordFile), database: Self.database)
     }
 }
 
-struct CLIError: Error, CustomStringConvertible {
-    var description: String
+public struct LocalPostgresError: Error, CustomStringConvertible {
+    public var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The cluster's few files: its password kept private to this user, its directories private too.
+private enum ClusterFiles {
+    static func write(_ text: String, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw LocalPostgresError("cannot write \(path)")
+        }
+    }
+
+    static func read(_ path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = chmod(path, 0o700)
+    }
 }
