@@ -343,12 +343,14 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["VaultService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC"],
+            dependencies: ["VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",
-            dependencies: ["DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC"],
+            dependencies: ["DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/DevicesTests"
         ),
         .testTarget(

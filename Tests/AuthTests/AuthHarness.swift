@@ -26,16 +26,3 @@ enum AuthHarness {
 
     static let admin = Principal(kind: .admin, id: "test-admin")
 }
-
-/// The error a call ended with, for the checks on its code, message and Retry-After.
-func rpcError(_ call: () async throws -> some Any) async -> RPCError? {
-    do {
-        _ = try await call()
-        return nil
-    } catch let error as RPCError {
-        return error
-    } catch {
-        Issue.record("not an RPC error: \(error)")
-        return nil
-    }
-}

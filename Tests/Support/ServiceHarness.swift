@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Testing
 
 /// Services as `custodian up` runs them, without the gateway and without processes: each definition runs in the test
 /// process on a socket of a temporary runtime directory, as its own role against a fresh database of the test
@@ -95,4 +96,17 @@ public final class ServiceHarness: Sendable {
 public struct HarnessError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// The error a call ended with, for the checks on its code, message and Retry-After.
+public func rpcError(_ call: () async throws -> some Any) async -> RPCError? {
+    do {
+        _ = try await call()
+        return nil
+    } catch let error as RPCError {
+        return error
+    } catch {
+        Issue.record("not an RPC error: \(error)")
+        return nil
+    }
 }
