@@ -95,7 +95,7 @@ let package = Package(
         ),
         .target(
             name: "CustodianJWT",
-            dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
+            dependencies: ["CustodianContracts", .product(name: "JWTKit", package: "jwt-kit")],
             path: "Shared/JWT",
             swiftSettings: settings
         ),
@@ -168,6 +168,7 @@ let package = Package(
             name: "CustodianRuntime",
             dependencies: [
                 "CustodianRPC",
+                "CustodianContracts",
                 "CustodianProcess",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.

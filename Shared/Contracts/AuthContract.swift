@@ -9,6 +9,8 @@ public enum AuthMethods {
     public static let lemonSessionKeys = RPCMethod<SessionInput, WireSessionKeys>("auth.lemon.session.keys")
     /// Admits one request: the session is live and the payload's IV is new in it (400 when replayed).
     public static let lemonSessionUse = RPCMethod<SessionInput, Empty>("auth.lemon.session.use")
+    /// The public keys access tokens are verified with (the current one and those still accepted).
+    public static let keysList = RPCMethod<Empty, PublicKeySet>("auth.keys.list")
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
@@ -54,5 +56,34 @@ public struct WireSessionKeys: Codable, Sendable {
     public init(encryptionKey: String, macKey: String) {
         self.encryptionKey = encryptionKey
         self.macKey = macKey
+    }
+}
+
+/// A public key of the key set `auth` publishes (RFC 7517).
+public struct PublicJWK: Codable, Sendable, Equatable {
+    public var kty: String
+    public var crv: String
+    public var x: String
+    public var y: String
+    public var kid: String
+    public var alg: String
+    public var use: String
+
+    public init(kty: String, crv: String, x: String, y: String, kid: String, alg: String, use: String) {
+        self.kty = kty
+        self.crv = crv
+        self.x = x
+        self.y = y
+        self.kid = kid
+        self.alg = alg
+        self.use = use
+    }
+}
+
+public struct PublicKeySet: Codable, Sendable, Equatable {
+    public var keys: [PublicJWK]
+
+    public init(keys: [PublicJWK]) {
+        self.keys = keys
     }
 }

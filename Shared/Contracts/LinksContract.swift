@@ -9,6 +9,8 @@ public enum LinksMethods {
     public static let qrRender = RPCMethod<QRRenderInput, RawHTTPReply>("links.qr.render")
     /// A printable HTML page of QR labels.
     public static let labelsSheet = RPCMethod<LabelSheetInput, RawHTTPReply>("links.labels.sheet")
+    /// A short link (`/l/{code}`) that opens an app, or its store page for people without it.
+    public static let shortCreate = RPCMethod<ShortLinkInput, ShortLink>("links.short.create")
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
@@ -121,4 +123,42 @@ public struct LabelSheetInput: Codable, Sendable {
     }
 
     public static let maximumLabels = 240
+}
+
+/// The input of `links.short.create`, for what other services hand to people (an activation link on a letter, a
+/// device's set-up page).
+public struct ShortLinkInput: Codable, Sendable, Equatable {
+    /// Where a phone is sent: a universal link (`https://…`) or an app scheme (`warmtewachter://…`).
+    public var appURL: String
+    /// Shown on the page desktop browsers get.
+    public var title: String?
+    /// Seconds until the link answers 410 Gone; without it the link does not expire.
+    public var ttlSeconds: Int?
+    /// Store pages for people without the app; the deployment's defaults (the WarmteWachter app) when absent.
+    public var androidStoreURL: String?
+    public var iosStoreURL: String?
+
+    public init(appURL: String, title: String? = nil, ttlSeconds: Int? = nil, androidStoreURL: String? = nil, iosStoreURL: String? = nil) {
+        self.appURL = appURL
+        self.title = title
+        self.ttlSeconds = ttlSeconds
+        self.androidStoreURL = androidStoreURL
+        self.iosStoreURL = iosStoreURL
+    }
+
+    public static let maximumURLLength = 2048
+    public static let maximumTitleLength = 200
+    /// A year and a day.
+    public static let ttlRange = 1...31_622_400
+}
+
+/// What `links.short.create` answers: the code, and the link to hand out.
+public struct ShortLink: Codable, Sendable, Equatable {
+    public var code: String
+    public var url: String
+
+    public init(code: String, url: String) {
+        self.code = code
+        self.url = url
+    }
 }

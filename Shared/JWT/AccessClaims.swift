@@ -1,3 +1,4 @@
+import CustodianContracts
 import Foundation
 import JWTKit
 
@@ -64,24 +65,5 @@ public struct SigningKey: Sendable {
     public var publicJWK: PublicJWK? {
         guard let parameters = privateKey.publicKey.parameters else { return nil }
         return PublicJWK(kty: "EC", crv: "P-256", x: parameters.x, y: parameters.y, kid: kid, alg: AccessTokenAlgorithm.name, use: "sig")
-    }
-}
-
-/// A public key of the key set `auth` publishes (RFC 7517).
-public struct PublicJWK: Codable, Sendable, Equatable {
-    public var kty: String
-    public var crv: String
-    public var x: String
-    public var y: String
-    public var kid: String
-    public var alg: String
-    public var use: String
-}
-
-public struct PublicKeySet: Codable, Sendable, Equatable {
-    public var keys: [PublicJWK]
-
-    public init(keys: [PublicJWK]) {
-        self.keys = keys
     }
 }

@@ -72,7 +72,9 @@ struct RPCDispatcher: Sendable {
             if let deadline = context.deadlineDate, deadline < Date() {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "the caller's deadline passed before the call started")
             }
-            try RPCMethods.admit(context, to: registered)
+            // Before the input is read. The gateway refuses such callers first: a service meets one only through a
+            // misconfigured route, another service, or a test.
+            try registered.requires?.admit(context)
             if registered.work == .cpuHeavy {
                 response = try await OffLoop.run { try await registered.handler(request, context) }
             } else {

@@ -26,12 +26,17 @@ extension RPCClient {
     public func call<Output>(_ method: RPCMethod<Empty, Output>, context: CallContext, timeout: Duration? = nil) async throws -> Output {
         try await call(method.service, method.name, input: Empty(), context: context, as: Output.self, timeout: timeout)
     }
+
+    /// Calls a method every service answers (`system.*`) on one of `service`'s replicas.
+    public func call<Output>(_ method: RPCMethod<Empty, Output>, on service: String, context: CallContext, timeout: Duration? = nil) async throws -> Output {
+        try await call(service, method.name, input: Empty(), context: context, as: Output.self, timeout: timeout)
+    }
 }
 
 extension RPCMethods {
     /// Registers the handler of `method`; it takes the method's input and returns its result.
     public mutating func register<Input, Output>(
-        _ method: RPCMethod<Input, Output>, requires: Set<PrincipalKind>? = nil, work: Work = .brief,
+        _ method: RPCMethod<Input, Output>, requires: PrincipalRequirement? = nil, work: Work = .brief,
         _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {
         register(method.name, input: Input.self, requires: requires, work: work, handler)
@@ -40,7 +45,7 @@ extension RPCMethods {
     /// Registers a method the gateway routes HTTP requests to and renders the result of as JSON, as it is: any
     /// encodable result will do (the descriptor says `JSONValue`, which is what the gateway reads).
     public mutating func register<Result: Encodable & Sendable>(
-        routed method: RPCMethod<HTTPInput, JSONValue>, requires: Set<PrincipalKind>? = nil, work: Work = .brief,
+        routed method: RPCMethod<HTTPInput, JSONValue>, requires: PrincipalRequirement? = nil, work: Work = .brief,
         _ handler: @escaping @Sendable (HTTPInput, CallContext) async throws -> Result
     ) {
         register(method.name, input: HTTPInput.self, requires: requires, work: work, handler)

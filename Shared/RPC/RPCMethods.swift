@@ -26,8 +26,8 @@ public struct RPCMethods: Sendable {
 
     struct Method: Sendable {
         var work: Work
-        /// The kinds of principal the dispatcher lets call it; nil when the method is public or checks its caller itself.
-        var requires: Set<PrincipalKind>?
+        /// Who the dispatcher lets call it; nil when the method is public or checks its caller's credential itself.
+        var requires: PrincipalRequirement?
         var handler: Handler
     }
 
@@ -38,23 +38,13 @@ public struct RPCMethods: Sendable {
     public var names: [String] { handlers.keys.sorted() }
 
     /// The kinds of principal `name` is declared for (nil: public, or it checks its caller itself).
-    public func requiredPrincipals(of name: String) -> Set<PrincipalKind>? { handlers[name]?.requires }
-
-    /// Refuses a caller the method is not declared for, before its input is read: 403, as the gateway would have
-    /// refused it (a service is only called without the right principal by a misconfigured route or a test).
-    static func admit(_ context: CallContext, to method: Method) throws {
-        guard let required = method.requires else { return }
-        if let principal = context.principal, required.contains(principal.kind) { return }
-        if required == [.admin] { throw RPCError.forbidden("Admin credentials required") }
-        let names = required.map(\.rawValue).sorted().joined(separator: ", ")
-        throw RPCError.forbidden("This method is for \(names) credentials only")
-    }
+    public func requiredPrincipals(of name: String) -> Set<PrincipalKind>? { handlers[name]?.requires?.kinds }
 
     /// Registers `name`; its params are `{"context": …, "input": Input}`.
     public mutating func register<Input: Codable & Sendable, Output: Encodable & Sendable>(
         _ name: String,
         input: Input.Type = Input.self,
-        requires: Set<PrincipalKind>? = nil,
+        requires: PrincipalRequirement? = nil,
         work: Work = .brief,
         _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {

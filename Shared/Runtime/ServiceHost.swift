@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 // Every service needs the process's settings and logging along with its database: one import gives both.
 @_exported import CustodianProcess

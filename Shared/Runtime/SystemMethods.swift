@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import PostgresNIO
 
@@ -5,12 +6,12 @@ import PostgresNIO
 extension SystemMethods {
     static func make(environment: ServiceEnvironment) -> RPCMethods {
         var methods = RPCMethods()
-        methods.register("system.health", input: Empty.self) { _, context in
+        methods.register(health) { _, context in
             let reachable = await databaseReachable(environment.database, context: context)
             return Health(status: reachable ? "ok" : "degraded", service: environment.name, instance: environment.instance,
                           database: reachable ? "ok" : "unreachable")
         }
-        methods.register("system.version", input: Empty.self) { _, _ in
+        methods.register(version) { _, _ in
             Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)
         }
         return methods

@@ -68,6 +68,19 @@ struct PasswordThrottleTests {
         }
     }
 
+    @Test func onlyAUserChangesAPassword() async throws {
+        try await AuthHarness.run { harness, _ in
+            let owner = try await Self.createUser("owner@example.org", password: "correct horse", on: harness)
+            let change = HTTPInput(body: .object(["current_password": "correct horse", "new_password": "new password"]))
+            // A module of the owner's, whose id happens to be the owner's.
+            let module = Principal(kind: .module, id: owner.id, scopes: ["user:\(owner.id)"])
+            #expect(await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change, as: module) }
+                == .forbidden("Only a user can change their password"))
+            #expect(await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change) }
+                == .forbidden("Only a user can change their password"))
+        }
+    }
+
     @Test func thePasswordChangeCountsTowardsTheSameLock() async throws {
         try await AuthHarness.run { harness, _ in
             let owner = try await Self.createUser("owner@example.org", password: "correct horse", on: harness)

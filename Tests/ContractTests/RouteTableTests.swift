@@ -22,7 +22,7 @@ struct RouteTableTests {
     /// Methods no route names, with who calls them.
     static let calledBeyondRoutes: [String: String] = [
         AuthMethods.adminAuthenticate.name: "the gateway, for the admin scheme",
-        "auth.keys.list": "the gateway, for the public keys that verify access tokens",
+        AuthMethods.keysList.name: "the gateway, for the public keys that verify access tokens",
         AuthMethods.lemonSessionKeys.name: "the gateway, for the keys of a tracing-app session",
         AuthMethods.lemonSessionUse.name: "the gateway, to admit each end-to-end request of a session",
         RoutesMethods.consumersVerify.name: "the gateway, for the signature scheme",
@@ -34,9 +34,9 @@ struct RouteTableTests {
         LinksMethods.labelsSheet.name: "devices, for label sheets",
         StatisticsMethods.languagesSupported.name: "auth, in the tracing app's handshake",
         StatisticsMethods.deviceForget.name: "auth, when a tracing app is deleted",
-        "links.short.create": "other services, for short links (the admin route uses links.short.http.create)",
-        "system.health": "the gateway's /readyz and the supervisor",
-        "system.version": "operators (`custodian status`) and the supervisor",
+        LinksMethods.shortCreate.name: "other services, for short links (the admin route uses links.short.http.create)",
+        SystemMethods.health.name: "the gateway's /readyz",
+        SystemMethods.version.name: "operators, over a replica's socket (docs/rpc.md)",
     ]
 
     static let definitions: [ServiceDefinition] = [
@@ -79,11 +79,13 @@ struct RouteTableTests {
             case .admin:
                 #expect(declared == [.admin], "\(name): an admin route's method must be declared requires: [.admin]")
             case .jwt(let kinds):
-                #expect(declared.map { $0.isSubset(of: Set(kinds)) } ?? true, "\(name): declared for \(declared ?? []), the route admits \(kinds)")
+                // Declared, and for no kind the route's tokens cannot be (a method may take fewer).
+                #expect(declared.map { !$0.isEmpty && $0.isSubset(of: Set(kinds)) } == true, "\(name): declared for \(declared ?? []), the route admits \(kinds)")
             case .opaque(let kind):
-                #expect(declared.map { $0.contains(kind) } ?? true, "\(name): declared for \(declared ?? []), the route's tokens are \(kind)'s")
+                // The gateway cannot read these tokens: it passes them on, the method checks them and finds its caller.
+                #expect(declared == nil, "\(name): declared for \(declared ?? []), but the route's \(kind) tokens reach it as a credential, not a principal")
             case .signature:
-                #expect(declared.map { $0.contains(.consumer) } ?? true, "\(name): declared for \(declared ?? [])")
+                #expect(declared == [.consumer], "\(name): declared for \(declared ?? []), the route's callers are consumers")
             case .none:
                 #expect(declared == nil, "\(name): a public route's method declared for \(declared ?? [])")
             }

@@ -30,15 +30,21 @@ struct DispatcherTests {
             return (error?["code"] as? Int, error?["message"] as? String)
         }
         #expect(try await call("test.adminOnly", as: "admin")["result"] as? String == "p-admin")
-        for caller in [nil, "user", "device"] {
+        for caller in ["user", "device"] {
             let answer = refusal(try await call("test.adminOnly", as: caller))
-            #expect(answer.code == 403 && answer.message == "Admin credentials required", "\(caller ?? "nobody")")
+            #expect(answer.code == 403 && answer.message == "Admin credentials required", "\(caller)")
         }
+        let nobody = refusal(try await call("test.adminOnly", as: nil))
+        #expect(nobody.code == 401 && nobody.message == "Authentication required")
         #expect(try await call("test.vaultOnly", as: "module")["result"] as? String == "p-module")
         #expect(try await call("test.vaultOnly", as: "user")["result"] as? String == "p-user")
         let admin = refusal(try await call("test.vaultOnly", as: "admin"))
         #expect(admin.code == 403 && admin.message == "This method is for module, user credentials only")
-        #expect(started.value == 3, "a refused call reached its handler")
+        // A method may refuse in its API's own words.
+        #expect(try await call("test.ownerOnly", as: "user")["result"] as? String == "p-user")
+        let module = refusal(try await call("test.ownerOnly", as: "module"))
+        #expect(module.code == 403 && module.message == "Only the owner may")
+        #expect(started.value == 4, "a refused call reached its handler")
     }
 
     @Test func invalidJSONIsAParseErrorWithNullID() async throws {

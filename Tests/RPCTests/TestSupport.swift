@@ -67,6 +67,10 @@ func testMethods(started: StartedCalls = StartedCalls(), gate: Gate = Gate()) ->
         started.record()
         return context.principal?.id ?? "nobody"
     }
+    methods.register("test.ownerOnly", input: Empty.self, requires: .only(.user, refusing: .forbidden("Only the owner may"))) { _, context in
+        started.record()
+        return context.principal?.id ?? "nobody"
+    }
     // Where a call runs: "loop" on an event loop thread, "pool" elsewhere.
     methods.register("test.where", input: Empty.self) { _, _ in threadKind() }
     methods.register("test.whereHeavy", input: Empty.self, work: .cpuHeavy) { _, _ in threadKind() }

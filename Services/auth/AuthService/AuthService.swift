@@ -32,21 +32,21 @@ public enum AuthService {
         var methods = RPCMethods()
         methods.register(routed: AuthMethods.oauthToken) { try await oauth.token($0, context: $1) }
         methods.register(routed: AuthMethods.vaultUsersCreate, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
-        methods.register(routed: AuthMethods.vaultUsersChangePassword) { try await vaultUsers.changePassword($0, context: $1) }
+        methods.register(routed: AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password"))) { try await vaultUsers.changePassword($0, context: $1) }
         methods.register(routed: AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)
         methods.register(routed: AuthMethods.lemonKeys) { _, _ in publishedKeys }
         methods.register(AuthMethods.lemonSessionKeys) { try await sessions.keys($0, context: $1) }
         methods.register(AuthMethods.lemonSessionUse) { try await sessions.use($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonDeviceDelete) { try await lemonDevices.delete($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonDeviceActive) { try await lemonDevices.setActive($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonPushTokenUpdate) { try await lemonDevices.updatePushToken($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonPushTokenDelete) { try await lemonDevices.deletePushToken($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonDeviceDelete, requires: .lemonApp) { try await lemonDevices.delete($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonDeviceActive, requires: .lemonApp) { try await lemonDevices.setActive($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonPushTokenUpdate, requires: .lemonApp) { try await lemonDevices.updatePushToken($0, context: $1) }
+        methods.register(routed: AuthMethods.lemonPushTokenDelete, requires: .lemonApp) { try await lemonDevices.deletePushToken($0, context: $1) }
         methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }
-        methods.register("auth.keys.list", input: Empty.self) { _, context in
+        methods.register(AuthMethods.keysList) { _, context in
             try await signingKeys.publicKeySet(logger: context.logger)
         }
         return methods

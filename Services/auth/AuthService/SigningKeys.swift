@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianJWT
 import CustodianRPC
 import CustodianRuntime

@@ -88,7 +88,7 @@ struct VaultUsers: Sendable {
 
     /// `POST /api/password`: the vault re-seals the user's key with the new password first, then the login changes.
     func changePassword(_ input: HTTPInput, context: CallContext) async throws -> [String: String] {
-        guard context.principal?.kind == "user", let id = context.principal.flatMap({ Int64($0.id) }) else {
+        guard let id = context.principal.flatMap({ Int64($0.id) }) else {
             throw RPCError.forbidden("Only a user can change their password", reason: "forbidden")
         }
         let request = try input.decodeBody(as: PasswordChange.self)

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianJWT
 import CustodianRPC
 import Foundation
@@ -55,7 +56,7 @@ actor AccessTokenVerifier {
     }
 
     private func refresh(context: CallContext) async throws {
-        let set = try await rpc.call("auth", "auth.keys.list", context: context, as: PublicKeySet.self)
+        let set = try await rpc.call(AuthMethods.keysList, context: context)
         let collection = JWTKeyCollection()
         // Only ES256 keys enter the collection: the algorithm is pinned, whatever a token's header claims.
         let pinned = set.keys.filter { $0.alg == AccessTokenAlgorithm.name && $0.kty == "EC" && $0.crv == "P-256" }

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianProcess
 import Foundation
@@ -30,7 +31,7 @@ struct HealthRoutes: Sendable {
                 group.addTask {
                     let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(2.5))
                     do {
-                        let health = try await rpc.call(service, "system.health", context: context, as: SystemMethods.Health.self)
+                        let health = try await rpc.call(SystemMethods.health, on: service, context: context)
                         return (service, health.database == "ok" ? "ok" : "database unreachable")
                     } catch let error as RPCError {
                         return (service, error.message)

@@ -32,7 +32,7 @@ public enum LinksService {
         }
 
         // Short links: for other services, for admins through `POST /admin/v1/links`, and `GET /l/{code}` for everyone.
-        methods.register("links.short.create", input: ShortLinkInput.self) { input, context in
+        methods.register(LinksMethods.shortCreate) { input, context in
             try await shortLinks.create(input, names: .rpc, logger: context.logger)
         }
         methods.register(routed: LinksMethods.shortHttpCreate, requires: [.admin]) { input, context in

@@ -25,7 +25,7 @@ struct RouteStore: Sendable {
 
     /// `POST /route`. A retry of the same blob by the same consumer answers the first route and stores nothing.
     func store(_ input: HTTPInput, context: CallContext) async throws -> StoredRoute {
-        let consumer = try Access.requireConsumer(context)
+        let consumer = try Access.consumerID(context)
         let upload = try RouteUpload.parse(input)
         let digest = Data(SHA256.hash(data: upload.blob))
         let logger = context.logger
@@ -61,7 +61,6 @@ struct RouteStore: Sendable {
 
     /// `GET /route/{route_id}`: any consumer may fetch a route whose id it knows; only the passphrase opens it.
     func get(_ input: HTTPInput, context: CallContext) async throws -> FetchedRoute {
-        _ = try Access.requireConsumer(context)
         let routeID = input.path["route_id"] ?? ""
         guard RouteID.isWellFormed(routeID) else { throw Self.noRoute }
         return try await fetch(where: .routeID, equals: routeID, logger: context.logger)
@@ -69,14 +68,13 @@ struct RouteStore: Sendable {
 
     /// `GET /route/lookup/{lookup_id}`: the route a phone stored under the lookup id derived from its QR nonce.
     func lookup(_ input: HTTPInput, context: CallContext) async throws -> FetchedRoute {
-        _ = try Access.requireConsumer(context)
         let lookupID = try LookupID.validated(input.path["lookup_id"] ?? "")
         return try await fetch(where: .lookupID, equals: lookupID, logger: context.logger)
     }
 
     /// `DELETE /route/{route_id}` by the consumer that stored it: the row and its blob are deleted.
     func delete(_ input: HTTPInput, context: CallContext) async throws -> Empty {
-        let consumer = try Access.requireConsumer(context)
+        let consumer = try Access.consumerID(context)
         let routeID = input.path["route_id"] ?? ""
         guard RouteID.isWellFormed(routeID) else { throw Self.noRoute }
         let logger = context.logger

@@ -19,10 +19,10 @@ public enum RoutesService {
         methods.register(RoutesMethods.consumersVerify) { try await verifier.verify($0, context: $1) }
         methods.register(routed: RoutesMethods.consumersCreate, requires: [.admin]) { try await consumers.create($0, context: $1) }
         methods.register(routed: RoutesMethods.consumersList, requires: [.admin]) { try await consumers.list(context: $1) }
-        methods.register(routed: RoutesMethods.routeStore) { try await store.store($0, context: $1) }
-        methods.register(routed: RoutesMethods.routeGet) { try await store.get($0, context: $1) }
-        methods.register(routed: RoutesMethods.routeLookup) { try await store.lookup($0, context: $1) }
-        methods.register(routed: RoutesMethods.routeDelete) { try await store.delete($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeStore, requires: Access.consumer) { try await store.store($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeGet, requires: Access.consumer) { try await store.get($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeLookup, requires: Access.consumer) { try await store.lookup($0, context: $1) }
+        methods.register(routed: RoutesMethods.routeDelete, requires: Access.consumer) { try await store.delete($0, context: $1) }
         return methods
     }
 }

@@ -5,11 +5,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The principals the gateway establishes for this service's routes.
+/// The principals the gateway establishes for this service's routes (declared `requires: [.app]` where registered).
 enum Access {
     /// The app instance's opaque device id (the JWT's subject).
-    static func requireApp(_ context: CallContext) throws -> String {
-        guard let principal = context.principal, principal.kind == "app", !principal.id.isEmpty else {
+    static func appID(_ context: CallContext) throws -> String {
+        guard let principal = context.principal, !principal.id.isEmpty else {
             throw RPCError.unauthenticated("Missing or Invalid JWT")
         }
         return principal.id
@@ -58,7 +58,6 @@ public struct ReferenceData: Sendable {
     /// `GET /api/v1/symptoms?language=xx`: the active symptoms in that language (English by default), each
     /// falling back to English where it has no translation yet.
     func symptoms(_ input: HTTPInput, context: CallContext) async throws -> [[String: String]] {
-        _ = try Access.requireApp(context)
         var language = Self.defaultLanguage
         if let requested = try input.singleQueryValue("language"), !requested.isEmpty {
             let code = requested.lowercased()
@@ -84,13 +83,11 @@ public struct ReferenceData: Sendable {
 
     /// `GET /api/v1/countries?country=XX`: every supported country, or the one asked for.
     func countries(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
-        _ = try Access.requireApp(context)
         return try await list(table: "countries", parameter: "country", input: input, context: context, normalise: { $0.uppercased() })
     }
 
     /// `GET /api/v1/languages?language=xx`: every supported language, or the one asked for.
     func languages(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
-        _ = try Access.requireApp(context)
         return try await list(table: "languages", parameter: "language", input: input, context: context, normalise: { $0.lowercased() })
     }
 

@@ -15,11 +15,11 @@ public enum StatisticsService {
 
         var methods = RPCMethods()
         // The app's routes (`/api/v1/…`, a JWT of kind `app`).
-        methods.register(routed: StatisticsMethods.symptomsList) { try await reference.symptoms($0, context: $1) }
-        methods.register(routed: StatisticsMethods.submissionCreate) { try await submissions.create($0, context: $1) }
-        methods.register(routed: StatisticsMethods.covidGet) { try await figures.get($0, context: $1) }
-        methods.register(routed: StatisticsMethods.countriesList) { try await reference.countries($0, context: $1) }
-        methods.register(routed: StatisticsMethods.languagesList) { try await reference.languages($0, context: $1) }
+        methods.register(routed: StatisticsMethods.symptomsList, requires: .lemonApp) { try await reference.symptoms($0, context: $1) }
+        methods.register(routed: StatisticsMethods.submissionCreate, requires: .lemonApp) { try await submissions.create($0, context: $1) }
+        methods.register(routed: StatisticsMethods.covidGet, requires: .lemonApp) { try await figures.get($0, context: $1) }
+        methods.register(routed: StatisticsMethods.countriesList, requires: .lemonApp) { try await reference.countries($0, context: $1) }
+        methods.register(routed: StatisticsMethods.languagesList, requires: .lemonApp) { try await reference.languages($0, context: $1) }
         // Internal: `auth` calls it when an app deletes itself.
         methods.register(StatisticsMethods.languagesSupported) { try await reference.isSupported(language: $0, context: $1) }
         methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }

@@ -292,7 +292,6 @@ struct Items: Sendable {
     /// opens the owner's key, which opens the repo's. Records that are not encrypted come back as they are.
     func decrypted(_ input: HTTPInput, context: CallContext) async throws -> [JSONValue] {
         let principal = try VaultPrincipal(context)
-        guard principal.kind == .user else { throw RPCError.forbidden("Only the repo's owner can decrypt its items", reason: "forbidden") }
         let password = try input.decodeBody(as: DecryptRequest.self).password
         let repo = try await repos.access(input, context: context, need: .read, createIfMissing: false)
         let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: password, logger: context.logger)

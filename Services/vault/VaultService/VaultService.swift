@@ -21,11 +21,11 @@ public enum VaultService {
         methods.register(VaultMethods.usersReseal) { try await keys.reseal($0, context: $1) }
         methods.register(VaultMethods.modulesCredentials) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
-        methods.register(routed: VaultMethods.modulesIndex) { try await modules.index($0, context: $1) }
-        methods.register(routed: VaultMethods.reposPubKey) { try await repos.publicKey($0, context: $1) }
-        methods.register(VaultMethods.itemsWrite) { try await items.write($0, context: $1) }
-        methods.register(VaultMethods.itemsRead) { try await items.read($0, context: $1) }
-        methods.register(routed: VaultMethods.itemsDecrypted, work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
+        methods.register(routed: VaultMethods.modulesIndex, requires: VaultPrincipal.required) { try await modules.index($0, context: $1) }
+        methods.register(routed: VaultMethods.reposPubKey, requires: VaultPrincipal.required) { try await repos.publicKey($0, context: $1) }
+        methods.register(VaultMethods.itemsWrite, requires: VaultPrincipal.required) { try await items.write($0, context: $1) }
+        methods.register(VaultMethods.itemsRead, requires: VaultPrincipal.required) { try await items.read($0, context: $1) }
+        methods.register(routed: VaultMethods.itemsDecrypted, requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken), work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
         // Administration.
         methods.register(routed: VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
         methods.register(routed: VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }

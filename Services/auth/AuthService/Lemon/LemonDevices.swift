@@ -66,7 +66,7 @@ struct LemonDevices: Sendable {
 
     /// The app behind the request's token; the gateway has checked the token and that its session is live.
     private func caller(_ context: CallContext) async throws -> (Int64, String) {
-        guard let principal = context.principal, principal.kind == "app", UUID(uuidString: principal.id) != nil else {
+        guard let principal = context.principal, UUID(uuidString: principal.id) != nil else {
             throw RPCError.unauthenticated("Missing or Invalid JWT")
         }
         let rows = try await database.query(

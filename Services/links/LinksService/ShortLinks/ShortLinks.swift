@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import Foundation

@@ -1,32 +1,9 @@
+import CustodianContracts
 import CustodianRPC
 import Foundation
 
-/// The input of `links.short.create`. Public so that other services can mint short links for what they hand
-/// to people (an activation link on a letter, a device's set-up page).
-public struct ShortLinkInput: Codable, Sendable, Equatable {
-    /// Where a phone is sent: a universal link (`https://…`) or an app scheme (`warmtewachter://…`).
-    public var appURL: String
-    /// Shown on the page desktop browsers get.
-    public var title: String?
-    /// Seconds until the link answers 410 Gone; without it the link does not expire.
-    public var ttlSeconds: Int?
-    /// Store pages for people without the app; the deployment's defaults (the WarmteWachter app) when absent.
-    public var androidStoreURL: String?
-    public var iosStoreURL: String?
-
-    public init(appURL: String, title: String? = nil, ttlSeconds: Int? = nil, androidStoreURL: String? = nil, iosStoreURL: String? = nil) {
-        self.appURL = appURL
-        self.title = title
-        self.ttlSeconds = ttlSeconds
-        self.androidStoreURL = androidStoreURL
-        self.iosStoreURL = iosStoreURL
-    }
-
-    public static let maximumURLLength = 2048
-    public static let maximumTitleLength = 200
-    /// A year and a day.
-    public static let ttlRange = 1...31_622_400
-
+/// What the links service checks of a short link's input, with the field names the caller used.
+extension ShortLinkInput {
     /// The names a caller used for the members, so that errors point at what they sent.
     struct FieldNames: Sendable {
         var appURL, title, ttlSeconds, androidStoreURL, iosStoreURL: String
@@ -89,16 +66,5 @@ public struct ShortLinkInput: Codable, Sendable, Equatable {
                 throw RPCError.badRequest("\(name) must be \(kind)", reason: "invalid_url")
             }
         }
-    }
-}
-
-/// What `links.short.create` answers: the code, and the link to hand out.
-public struct ShortLink: Codable, Sendable, Equatable {
-    public var code: String
-    public var url: String
-
-    public init(code: String, url: String) {
-        self.code = code
-        self.url = url
     }
 }

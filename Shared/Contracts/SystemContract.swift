@@ -1,6 +1,13 @@
-/// `system.health` and `system.version`, which every service answers (the methods are in CustodianRuntime's
-/// `SystemMethods.make`); the gateway's readiness check reads them.
+import CustodianRPC
+
+/// The methods every service answers (registered by CustodianRuntime's `SystemMethods.make`); call them with the
+/// service named: `call(SystemMethods.health, on: "vault", …)`.
 public enum SystemMethods {
+    /// Whether the replica and its database answer; the gateway's `/readyz` asks every service.
+    public static let health = RPCMethod<Empty, Health>("system.health")
+    /// The replica's release and RPC protocol, for operators (docs/rpc.md).
+    public static let version = RPCMethod<Empty, Version>("system.version")
+
     public struct Health: Codable, Sendable, Equatable {
         public var status: String
         public var service: String
