@@ -4,20 +4,20 @@ import CustodianRPC
 /// end-to-end request of the tracing app, the session's keys and whether it may go on: docs/rpc.md), and those it routes.
 public enum AuthMethods {
     /// The principal of an admin token; 401 when it is no admin's.
-    public static let adminAuthenticate = RPCMethod<TokenInput, Principal>("auth.admin.authenticate")
+    public static let adminAuthenticate = RPCMethod<TokenInput, Principal>("auth.admin.authenticate", retry: .safe)
     /// The keys of a live session, else 401.
-    public static let lemonSessionKeys = RPCMethod<SessionInput, WireSessionKeys>("auth.lemon.session.keys")
+    public static let lemonSessionKeys = RPCMethod<SessionInput, WireSessionKeys>("auth.lemon.session.keys", retry: .safe)
     /// Admits one request: the session is live and the payload's IV is new in it (400 when replayed).
     public static let lemonSessionUse = RPCMethod<SessionInput, Empty>("auth.lemon.session.use")
     /// The public keys access tokens are verified with (the current one and those still accepted).
-    public static let keysList = RPCMethod<Empty, PublicKeySet>("auth.keys.list")
+    public static let keysList = RPCMethod<Empty, PublicKeySet>("auth.keys.list", retry: .safe)
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
     public static let lemonDeviceActive = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.active")
     public static let lemonDeviceDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.delete")
     public static let lemonHandshake = RPCMethod<HTTPInput, JSONValue>("auth.lemon.handshake")
-    public static let lemonKeys = RPCMethod<HTTPInput, JSONValue>("auth.lemon.keys")
+    public static let lemonKeys = RPCMethod<HTTPInput, JSONValue>("auth.lemon.keys", retry: .safe)
     public static let lemonPushTokenDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.delete")
     public static let lemonPushTokenUpdate = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.update")
     public static let oauthToken = RPCMethod<HTTPInput, JSONValue>("auth.oauth.token")

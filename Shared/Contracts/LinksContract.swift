@@ -4,19 +4,19 @@ import CustodianRPC
 /// codes and label sheets for `devices`' device labels and `vault`'s module login codes), and those the gateway routes.
 public enum LinksMethods {
     /// A link that activates `token` in the app, from a named template.
-    public static let activationMint = RPCMethod<MintActivationLinkInput, ActivationLink>("links.activation.mint")
+    public static let activationMint = RPCMethod<MintActivationLinkInput, ActivationLink>("links.activation.mint", retry: .safe)
     /// A QR code as PNG or SVG.
-    public static let qrRender = RPCMethod<QRRenderInput, RawHTTPReply>("links.qr.render")
+    public static let qrRender = RPCMethod<QRRenderInput, RawHTTPReply>("links.qr.render", retry: .safe)
     /// A printable HTML page of QR labels.
-    public static let labelsSheet = RPCMethod<LabelSheetInput, RawHTTPReply>("links.labels.sheet")
+    public static let labelsSheet = RPCMethod<LabelSheetInput, RawHTTPReply>("links.labels.sheet", retry: .safe)
     /// A short link (`/l/{code}`) that opens an app, or its store page for people without it.
     public static let shortCreate = RPCMethod<ShortLinkInput, ShortLink>("links.short.create")
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
-    public static let qrHttp = RPCMethod<HTTPInput, RawHTTPReply>("links.qr.http")
+    public static let qrHttp = RPCMethod<HTTPInput, RawHTTPReply>("links.qr.http", retry: .safe)
     public static let shortHttpCreate = RPCMethod<HTTPInput, JSONValue>("links.short.http.create")
-    public static let shortResolve = RPCMethod<HTTPInput, RawHTTPReply>("links.short.resolve")
+    public static let shortResolve = RPCMethod<HTTPInput, RawHTTPReply>("links.short.resolve", retry: .safe)
 }
 
 /// How much of a QR symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.

@@ -10,10 +10,10 @@ public enum RoutesMethods {
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
     public static let consumersCreate = RPCMethod<HTTPInput, JSONValue>("routes.consumers.create")
-    public static let consumersList = RPCMethod<HTTPInput, JSONValue>("routes.consumers.list")
+    public static let consumersList = RPCMethod<HTTPInput, JSONValue>("routes.consumers.list", retry: .safe)
     public static let routeDelete = RPCMethod<HTTPInput, JSONValue>("routes.route.delete")
-    public static let routeGet = RPCMethod<HTTPInput, JSONValue>("routes.route.get")
-    public static let routeLookup = RPCMethod<HTTPInput, JSONValue>("routes.route.lookup")
+    public static let routeGet = RPCMethod<HTTPInput, JSONValue>("routes.route.get", retry: .safe)
+    public static let routeLookup = RPCMethod<HTTPInput, JSONValue>("routes.route.lookup", retry: .safe)
     public static let routeStore = RPCMethod<HTTPInput, JSONValue>("routes.route.store")
 }
 

@@ -4,9 +4,9 @@ import CustodianRPC
 /// service named: `call(SystemMethods.health, on: "vault", …)`.
 public enum SystemMethods {
     /// Whether the replica and its database answer; the gateway's `/readyz` asks every service.
-    public static let health = RPCMethod<Empty, Health>("system.health")
+    public static let health = RPCMethod<Empty, Health>("system.health", retry: .safe)
     /// The replica's release and RPC protocol, for operators (docs/rpc.md).
-    public static let version = RPCMethod<Empty, Version>("system.version")
+    public static let version = RPCMethod<Empty, Version>("system.version", retry: .safe)
 
     public struct Health: Codable, Sendable, Equatable {
         public var status: String

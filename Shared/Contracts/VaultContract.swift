@@ -7,19 +7,19 @@ public enum VaultMethods {
     /// The user's key sealed again under a new password; 403 when the old one does not open it.
     public static let usersReseal = RPCMethod<VaultUserResealInput, Empty>("vault.users.reseal")
     /// The module a uid and secret belong to (OAuth client credentials); 401 when none.
-    public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials")
+    public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials", retry: .safe)
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
     public static let adminCreateModule = RPCMethod<HTTPInput, JSONValue>("vault.admin.createModule")
     public static let adminCreateRepo = RPCMethod<HTTPInput, JSONValue>("vault.admin.createRepo")
     public static let adminGrant = RPCMethod<HTTPInput, JSONValue>("vault.admin.grant")
-    public static let adminModuleQR = RPCMethod<HTTPInput, RawHTTPReply>("vault.admin.moduleQR")
-    public static let itemsDecrypted = RPCMethod<HTTPInput, JSONValue>("vault.items.decrypted")
-    public static let itemsRead = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.read")
+    public static let adminModuleQR = RPCMethod<HTTPInput, RawHTTPReply>("vault.admin.moduleQR", retry: .safe)
+    public static let itemsDecrypted = RPCMethod<HTTPInput, JSONValue>("vault.items.decrypted", retry: .safe)
+    public static let itemsRead = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.read", retry: .safe)
     public static let itemsWrite = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.write")
-    public static let modulesIndex = RPCMethod<HTTPInput, JSONValue>("vault.modules.index")
-    public static let reposPubKey = RPCMethod<HTTPInput, JSONValue>("vault.repos.pubKey")
+    public static let modulesIndex = RPCMethod<HTTPInput, JSONValue>("vault.modules.index", retry: .safe)
+    public static let reposPubKey = RPCMethod<HTTPInput, JSONValue>("vault.repos.pubKey", retry: .safe)
 }
 
 /// `vault.users.init`: a new user's key pair, sealed with the password.

@@ -4,16 +4,28 @@
 public struct RPCMethod<Input: Codable & Sendable, Output: Codable & Sendable>: Sendable, CustomStringConvertible {
     /// `service.area.verb`: the first part names the service that answers it.
     public let name: String
+    /// Whether a call that may have run may be sent again.
+    public let retry: RPCRetry
 
-    public init(_ name: String) {
+    public init(_ name: String, retry: RPCRetry = .unsafe) {
         precondition(name.contains("."), "an RPC method's name starts with its service: \(name)")
         self.name = name
+        self.retry = retry
     }
 
     /// The service that answers it.
     public var service: String { String(name.prefix { $0 != "." }) }
 
     public var description: String { name }
+}
+
+/// Whether a call may be sent again when it may have run: its replica went away after the call was sent and before
+/// it answered. A call that surely did not run (it was never sent) may always be sent again.
+public enum RPCRetry: Sendable {
+    /// A read, or a write whose repeat changes nothing and answers the same (an upload stored once per body).
+    case safe
+    /// A write that a repeat would repeat, or answer differently (a second delete finds nothing).
+    case unsafe
 }
 
 extension RPCClient {

@@ -92,6 +92,18 @@ struct RouteTableTests {
         }
     }
 
+    /// Reads are safe to send again after a replica went away mid-call; a GET route whose method is not declared so
+    /// would make clients see failures a retry would have hidden.
+    @Test func everyReadIsSafeToRetry() {
+        for route in RouteTable.all where route.method == .get {
+            #expect(route.retry == .safe, "\(route.method) \(route.path) → \(route.rpcMethod) is not declared retry: .safe")
+        }
+        // And a write that creates something anew on each call is not (a tracing app's submission is stored once per body).
+        for route in RouteTable.all where route.successStatus == .created && route.path != "/api/v1/submission/covid" {
+            #expect(route.retry == .unsafe, "\(route.method) \(route.path) creates something, yet is declared safe to retry")
+        }
+    }
+
     @Test func everyRegisteredMethodIsReachable() throws {
         let tables = try Self.methodTables()
         let routed = Set(RouteTable.all.map(\.rpcMethod))

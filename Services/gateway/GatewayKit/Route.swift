@@ -11,6 +11,8 @@ public struct Route: Sendable {
     public var path: String
     public var service: String
     public var rpcMethod: String
+    /// Whether the call may be sent again after it may have run (from the method's contract).
+    public var retry: RPCRetry
     public var auth: AuthScheme
     public var style: APIStyle
     public var successStatus: HTTPResponse.Status
@@ -61,13 +63,13 @@ public struct Route: Sendable {
         forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
         maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
     ) {
-        self.init(method, path, service: rpc.service, rpc: rpc.name, auth: auth, style: style, success: successStatus,
+        self.init(method, path, service: rpc.service, rpc: rpc.name, retry: rpc.retry, auth: auth, style: style, success: successStatus,
                   rendering: Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
                   body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
     }
 
     /// A route by service and method name, for methods without a descriptor (fake services in tests).
-    public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String,
+    public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String, retry: RPCRetry = .unsafe,
                 auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
                 forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
                 maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard) {
@@ -75,6 +77,7 @@ public struct Route: Sendable {
         self.path = path
         self.service = service
         self.rpcMethod = rpcMethod
+        self.retry = retry
         self.auth = auth
         self.style = style
         self.successStatus = successStatus
