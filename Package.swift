@@ -295,7 +295,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "VaultService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,7 +2,6 @@ import ArgumentParser
 import CustodianSodium
 import CustodianVault
 import Foundation
-import VaultService
 
 /// Client-side OwnYourData record encryption, as the app does it (seed 000, "Encrypting data").
 struct Vault: AsyncParsableCommand {

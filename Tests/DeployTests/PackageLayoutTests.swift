@@ -52,4 +52,19 @@ struct PackageLayoutTests {
             }
         }
     }
+
+    /// The command line links a service only to run its code against the database without the platform running.
+    static let servicesTheCommandLineRuns: [String: String] = [
+        "AuthService": "`custodian setup` and `up` apply auth's migrations and make the first admin token",
+        "RoutesService": "`custodian admin create-consumer` makes an API consumer offline",
+    ]
+
+    @Test func theCommandLineLinksAServiceOnlyToRunItsCode() throws {
+        let targets = try Self.targets()
+        let folders = try Self.folders()
+        let cli = try #require(targets.first { $0.name == "custodian" })
+        for dependency in cli.dependencies where folders[dependency]?.hasPrefix("Services/") == true {
+            #expect(Self.servicesTheCommandLineRuns[dependency] != nil, "custodian links \(dependency) without a reason listed here")
+        }
+    }
 }
