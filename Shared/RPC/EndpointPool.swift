@@ -3,7 +3,9 @@ import NIOPosix
 import Synchronization
 
 /// A few pipelined connections to one replica, opened when needed and replaced when they close.
-/// A replica that refuses connections is left alone for a moment, so callers go elsewhere at once.
+/// A replica that refuses connections is left alone for a moment, so callers go elsewhere at once; so is one that
+/// loses a call's connection, or lets calls time out twice running: it is ejected for `downInterval`, twice as long
+/// each time it fails again (up to eight times), and the first call after that is its probe.
 final class EndpointPool: Sendable {
     let endpoint: Endpoint
     private let settings: RPCClient.Settings
@@ -14,7 +16,17 @@ final class EndpointPool: Sendable {
         var connections: [RPCConnection] = []
         var connecting: EventLoopFuture<RPCConnection>?
         var downUntil: NIODeadline?
+        /// Calls that went wrong since the last answer; a timeout counts only from the second on.
+        var failures = 0
+        var timeouts = 0
+        var ejectedUntil: NIODeadline?
         var closed = false
+    }
+
+    /// How a call on this replica went wrong.
+    enum Failure {
+        case timeout
+        case connectionLost
     }
 
     private enum Next {
@@ -29,11 +41,42 @@ final class EndpointPool: Sendable {
         self.eventLoopGroup = eventLoopGroup
     }
 
-    /// False while the replica is considered down after a failed connect.
+    /// False while the replica is ejected, or considered down after a failed connect.
     var isAvailable: Bool {
         state.withLock { state in
+            let now = NIODeadline.now()
+            if let ejectedUntil = state.ejectedUntil, ejectedUntil > now { return false }
             guard let downUntil = state.downUntil else { return true }
-            return downUntil <= .now() || !state.connections.isEmpty
+            return downUntil <= now || !state.connections.isEmpty
+        }
+    }
+
+    /// Calls waiting for an answer from this replica.
+    var inFlight: Int {
+        state.withLock { state in state.connections.reduce(0) { $0 + $1.inFlight } }
+    }
+
+    /// The replica answered: whatever went wrong before is forgiven.
+    func recordAnswer() {
+        state.withLock { state in
+            guard state.failures > 0 || state.timeouts > 0 else { return }
+            state.failures = 0
+            state.timeouts = 0
+            state.ejectedUntil = nil
+        }
+    }
+
+    /// A call went wrong: the replica is ejected for a while, longer each time (a single timeout may be the call's
+    /// own fault, so only a second one running counts).
+    func recordFailure(_ failure: Failure) {
+        state.withLock { state in
+            if failure == .timeout {
+                state.timeouts += 1
+                guard state.timeouts >= 2 else { return }
+            }
+            state.failures += 1
+            let factor = Int64(1) << min(state.failures - 1, 3)
+            state.ejectedUntil = .now() + .nanoseconds(settings.downInterval.nanoseconds * factor)
         }
     }
 
@@ -96,11 +139,6 @@ final class EndpointPool: Sendable {
             orphan?.close()
             promise.completeWith(result)
         }
-    }
-
-    /// Forgets a replica whose calls failed at the transport level.
-    func markDown() {
-        state.withLock { $0.downUntil = .now() + settings.downInterval }
     }
 
     func close() {

@@ -7,8 +7,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// Calls methods of other services by service name. Finds each service's replicas (socket files in its
-/// runtime directory, or configured endpoints), spreads calls across them, keeps a few pipelined connections
-/// per replica, reconnects on its own, and retries on another replica only when a call certainly did not run.
+/// runtime directory, or configured endpoints), sends each call to the less busy of two of them (fewest calls in
+/// flight), keeps a few pipelined connections per replica, reconnects on its own, leaves a replica that stops
+/// answering alone for a while and then tries it again, and sends a call to another replica when it surely did not
+/// run, or when it may have run and its method is safe to retry (``RPCRetry``).
 public final class RPCClient: Service, Sendable {
     public struct Settings: Sendable {
         /// Enough for one on each of the caller's event loops (see `EndpointPool`), and one more.
@@ -60,11 +62,11 @@ public final class RPCClient: Service, Sendable {
     /// Calls `method` of `service` and decodes its result.
     public func call<Input: Codable & Sendable, Output: Decodable & Sendable>(
         _ service: String, _ method: String, input: Input, context: CallContext,
-        as output: Output.Type = Output.self, timeout: Duration? = nil
+        as output: Output.Type = Output.self, timeout: Duration? = nil, retry: RPCRetry = .unsafe
     ) async throws -> Output {
         let started = ContinuousClock.now
         do {
-            let result: Output = try await perform(service, method, input: input, context: context, timeout: timeout)
+            let result: Output = try await perform(service, method, input: input, context: context, timeout: timeout, retry: retry)
             observer(service, method, (ContinuousClock.now - started).seconds, "ok")
             return result
         } catch let error as RPCError {
@@ -78,13 +80,14 @@ public final class RPCClient: Service, Sendable {
 
     /// Calls a method that takes no input.
     public func call<Output: Decodable & Sendable>(
-        _ service: String, _ method: String, context: CallContext, as output: Output.Type = Output.self, timeout: Duration? = nil
+        _ service: String, _ method: String, context: CallContext, as output: Output.Type = Output.self, timeout: Duration? = nil,
+        retry: RPCRetry = .unsafe
     ) async throws -> Output {
-        try await call(service, method, input: Empty(), context: context, as: output, timeout: timeout)
+        try await call(service, method, input: Empty(), context: context, as: output, timeout: timeout, retry: retry)
     }
 
     private func perform<Input: Codable & Sendable, Output: Decodable & Sendable>(
-        _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?
+        _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?, retry: RPCRetry
     ) async throws -> Output {
         guard let replicas = services[service] else {
             throw RPCError.unavailable("no endpoint is configured for service \(service)", reason: "service_unknown")
@@ -116,16 +119,24 @@ public final class RPCClient: Service, Sendable {
             let response: RPCResponseFrame
             do {
                 response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
+                pool.recordAnswer()
             } catch let error as RPCTransportError {
                 switch error {
                 case .deadlineExceeded:
+                    pool.recordFailure(.timeout)
                     throw RPCError(.deadlineExceeded, reason: "deadline_exceeded",
                                    message: "service \(service) did not answer \(method) in time")
-                case .connectFailed:
+                case .connectFailed, .notSent:
                     lastProblem = error.description
                     continue
                 case .connectionClosed, .malformedResponse:
-                    pool.markDown()
+                    pool.recordFailure(.connectionLost)
+                    if retry == .safe, Date() < deadline {
+                        logger.notice("RPC call lost; sending it to another replica",
+                                      metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
+                        lastProblem = error.description
+                        continue
+                    }
                     logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
                     throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
                 }
@@ -202,7 +213,6 @@ final class ServiceReplicas: Sendable {
     private let discovery: RPCClient.Discovery
     private let eventLoopGroup: any EventLoopGroup
     private let state = Mutex(State())
-    private let nextStart = Atomic<Int>(0)
 
     private struct State {
         var pools: [Endpoint: EndpointPool] = [:]
@@ -215,13 +225,15 @@ final class ServiceReplicas: Sendable {
         self.eventLoopGroup = eventLoopGroup
     }
 
-    /// The pools to try, available ones first, starting at a rotating position.
+    /// The pools to try in turn: first the less busy of two available ones picked at random (the power of two
+    /// choices: nearly as good as asking every replica, without a herd on the one that looked idlest a moment ago),
+    /// then the other available ones, then those left alone for now (a last resort beats no answer).
     func candidates() -> [EndpointPool] {
         let pools = currentPools()
         guard !pools.isEmpty else { return [] }
-        let start = nextStart.wrappingAdd(1, ordering: .relaxed).oldValue
-        let rotated = (0..<pools.count).map { pools[(start + $0) % pools.count] }
-        return rotated.filter(\.isAvailable) + rotated.filter { !$0.isAvailable }
+        var available = pools.filter(\.isAvailable).shuffled()
+        if available.count >= 2, available[1].inFlight < available[0].inFlight { available.swapAt(0, 1) }
+        return available + pools.filter { !$0.isAvailable }
     }
 
     private func currentPools() -> [EndpointPool] {

@@ -8,6 +8,8 @@ import Synchronization
 public enum RPCTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing was sent: the endpoint refused or did not accept the connection.
     case connectFailed(endpoint: String, reason: String)
+    /// Nothing was sent: the connection had closed before the request was written to it.
+    case notSent(endpoint: String)
     /// The request may have reached the peer, but the connection closed before the response came.
     case connectionClosed(endpoint: String)
     case deadlineExceeded(endpoint: String)
@@ -17,16 +19,19 @@ public enum RPCTransportError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .connectFailed(let endpoint, let reason): "could not connect to \(endpoint): \(reason)"
+        case .notSent(let endpoint): "the connection to \(endpoint) had closed before the request was sent"
         case .connectionClosed(let endpoint): "connection to \(endpoint) closed before the response arrived"
         case .deadlineExceeded(let endpoint): "no response from \(endpoint) before the deadline"
         case .malformedResponse(let problem): "malformed RPC response: \(problem)"
         }
     }
 
-    /// True when the request certainly did not run, so another replica may be tried.
-    public var isSafeToRetry: Bool {
-        if case .connectFailed = self { return true }
-        return false
+    /// True when the request certainly did not run, so another replica may take it whatever the method.
+    public var surelyDidNotRun: Bool {
+        switch self {
+        case .connectFailed, .notSent: true
+        case .connectionClosed, .deadlineExceeded, .malformedResponse: false
+        }
     }
 }
 
@@ -145,7 +150,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: CheckedContinuation<RPCResponseFrame, any Error>) {
         guard let context, !closed else {
-            continuation.resume(throwing: RPCTransportError.connectionClosed(endpoint: endpoint))
+            continuation.resume(throwing: RPCTransportError.notSent(endpoint: endpoint))
             return
         }
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)

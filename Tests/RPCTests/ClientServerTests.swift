@@ -251,7 +251,7 @@ struct ClientServerTests {
     }
 }
 
-private final class CloseOnRead: ChannelInboundHandler, Sendable {
+final class CloseOnRead: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.close(promise: nil)

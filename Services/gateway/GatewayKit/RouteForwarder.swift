@@ -58,16 +58,16 @@ struct RouteForwarder: Sendable {
         do {
             switch route.rendering {
             case .json:
-                let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
+                let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self, retry: route.retry)
                 // 204 has no body by definition (RFC 9110, 15.3.5), whatever the method returned.
                 if route.successStatus == .noContent { return Response(status: .noContent) }
                 return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
             case .raw:
-                let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self)
+                let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self, retry: route.retry)
                 return try Self.response(from: reply, style: route.style)
             case .stream:
                 // The first page comes before the status line, so that a bad request still gets its 4xx.
-                let first = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self)
+                let first = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self, retry: route.retry)
                 return streamedResponse(first: first, input: input, context: callContext)
             }
         } catch let error as RPCError {
@@ -114,7 +114,7 @@ struct RouteForwarder: Sendable {
                 pageInput.cursor = next
                 var pageContext = context
                 pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
-                page = try await rpc.call(route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self)
+                page = try await rpc.call(route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
             }
             try await writer.finish(nil)
         })

@@ -1,0 +1,132 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+@testable import CustodianRPC
+
+/// How the client spreads calls over a service's replicas and what it does when one of them fails.
+@Suite("RPC client: replicas")
+struct ReplicaBalancingTests {
+    /// A replica that accepts connections and then does what `handler` does with them (nothing, without one).
+    final class FaultyReplica: Sendable {
+        let channel: any Channel
+        private let accepted: StartedCalls
+        /// Connections it accepted.
+        var accepts: Int { accepted.value }
+
+        init(path: String, handler: @escaping @Sendable () -> (any ChannelHandler & Sendable)?) async throws {
+            let accepted = StartedCalls()
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelInitializer { channel in
+                    accepted.record()
+                    return channel.eventLoop.makeCompletedFuture {
+                        if let handler = handler() { try channel.pipeline.syncOperations.addHandler(handler) }
+                    }
+                }
+                .bind(unixDomainSocketPath: path).get()
+            self.accepted = accepted
+        }
+    }
+
+    @Test func aCallGoesToTheReplicaWithFewerCallsInFlight() async throws {
+        let directory = try temporarySocketDirectory()
+        let gate = Gate()
+        let open = Gate()
+        open.openIt()
+        let (busy, idle) = (StartedCalls(), StartedCalls())
+        // Both answer `test.gated`; only the busy one holds it until the gate opens.
+        try await withServer(methods: testMethods(started: busy, gate: gate), directory: directory) { _, _, _ in
+            try await withServer(methods: testMethods(started: idle, gate: open), directory: directory) { _, _, _ in
+                let client = makeClient(directory: directory)
+                defer { client.shutdown() }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // Gated calls until one is held by the busy replica (those the idle one gets come straight back),
+                    // and until every one sent has either come back or is held there.
+                    var sent = 0
+                    let answered = StartedCalls()
+                    for attempt in 0..<100 where busy.value == 0 {
+                        sent += 1
+                        group.addTask {
+                            _ = try await client.call("test", "test.gated", input: Echo(text: "\(attempt)"), context: context(), as: Echo.self)
+                            answered.record()
+                        }
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    while busy.value + answered.value < sent { try await Task.sleep(for: .milliseconds(5)) }
+                    #expect(busy.value >= 1)
+                    let (busyBefore, idleBefore) = (busy.value, idle.value)
+                    for index in 0..<20 {
+                        _ = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self)
+                    }
+                    // Of two replicas, the one with a call in flight gets none while the other has none.
+                    #expect(busy.value == busyBefore, "the busy replica got \(busy.value - busyBefore) of 20 calls")
+                    #expect(idle.value == idleBefore + 20)
+                    gate.openIt()
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    @Test func aSafeCallWhoseReplicaDiesGoesToAnotherAndTheReplicaIsLeftAlone() async throws {
+        let directory = try temporarySocketDirectory()
+        // Reads the request and drops the connection without answering.
+        let dying = try await FaultyReplica(path: "\(directory)/dying.sock") { CloseOnRead() }
+        defer { dying.channel.close(promise: nil) }
+        try await withServer(directory: directory) { _, _, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            let started = ContinuousClock.now
+            for index in 0..<30 {
+                let echoed = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self, retry: .safe)
+                #expect(echoed.text == "\(index)")
+            }
+            // Ejected after its first loss for a second, then for two: picked at random it would have had some fifteen.
+            let seconds = Int((ContinuousClock.now - started).seconds.rounded(.up))
+            #expect(dying.accepts <= 1 + seconds, "the dying replica was tried \(dying.accepts) times in \(seconds) s")
+        }
+    }
+
+    @Test func anUnsafeCallWhoseReplicaDiesIsNotSentAgain() async throws {
+        let directory = try temporarySocketDirectory()
+        let dying = try await FaultyReplica(path: "\(directory)/dying.sock") { CloseOnRead() }
+        defer { dying.channel.close(promise: nil) }
+        let started = StartedCalls()
+        try await withServer(methods: testMethods(started: started), directory: directory) { _, _, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            var lost = 0
+            for index in 0..<30 {
+                do {
+                    _ = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self)
+                } catch let error as RPCError where error.reason == "service_connection_lost" {
+                    lost += 1
+                }
+            }
+            // The calls the dying replica took are lost, not run a second time elsewhere.
+            #expect(lost >= 1 && lost == dying.accepts, "lost \(lost), dying replica took \(dying.accepts)")
+            #expect(started.value == 30 - lost)
+        }
+    }
+
+    @Test func aReplicaThatStopsAnsweringIsLeftAloneAfterTwoTimeouts() async throws {
+        let directory = try temporarySocketDirectory()
+        // Accepts connections and never answers.
+        let silent = try await FaultyReplica(path: "\(directory)/silent.sock") { nil }
+        defer { silent.channel.close(promise: nil) }
+        try await withServer(directory: directory) { _, _, _ in
+            let client = makeClient(directory: directory)
+            defer { client.shutdown() }
+            var timeouts = 0
+            for index in 0..<30 {
+                do {
+                    _ = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(timeout: 0.3), as: Echo.self)
+                } catch let error as RPCError where error.code == .deadlineExceeded {
+                    timeouts += 1
+                }
+            }
+            // Two timeouts eject it for a second; picked at random it would have let some fifteen calls time out.
+            #expect(timeouts >= 2 && timeouts <= 4, "\(timeouts) calls timed out")
+        }
+    }
+}
