@@ -299,6 +299,7 @@ let package = Package(
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // `custodian bench`: a bare Hummingbird app for the split tax, COPY for the batch writes.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -9,4 +9,9 @@ enum Console {
     static func warn(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
+
+    /// A program's name as the first column: padded to ten characters, never cut (`statistics-2`).
+    static func column(_ name: String) -> String {
+        name + String(repeating: " ", count: max(1, 11 - name.count))
+    }
 }

@@ -7,7 +7,7 @@ struct Custodian: AsyncParsableCommand {
         commandName: "custodian",
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
-        subcommands: [Up.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self])
+        subcommands: [Up.self, Restart.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self])
 }
 
 struct CLIError: Error, CustomStringConvertible {

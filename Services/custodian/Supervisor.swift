@@ -42,7 +42,7 @@ final class Supervisor: Service, Sendable {
                 return state.running
             }
             for (name, pid) in running {
-                Console.say("\(name.padding(toLength: 10, withPad: " ", startingAt: 0)) stopping (pid \(pid))")
+                Console.say("\(Console.column(name))stopping (pid \(pid))")
                 kill(pid, SIGTERM)
             }
             // A program that ignores SIGTERM must not keep `custodian up` (and its PostgreSQL) from stopping.
@@ -58,6 +58,51 @@ final class Supervisor: Service, Sendable {
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
+    /// Replaces the named replicas one at a time, each once the one before is back (`socket`: the replica's socket file,
+    /// a new one is there, ``SocketFile``), so that the others carry the load meanwhile; a stopping replica finishes its calls
+    /// and its callers go elsewhere.
+    /// A service that runs once first gets a temporary replica (`surge`), stopped once the replacement is ready.
+    /// Returns whether every replica came back within a minute.
+    func rollingRestart(_ names: [String], surge: Program?, socket: @escaping @Sendable (String) -> UInt64?) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            if let surge {
+                group.addTask { _ = try? await self.runOnce(surge, restarts: 0) }
+                guard await waitUntil({ self.pid(of: surge.name) != nil && socket(surge.name) != nil }) else {
+                    if let pid = pid(of: surge.name) { kill(pid, SIGTERM) }
+                    return false
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            var replaced = true
+            for name in names where replaced {
+                guard let old = pid(of: name) else { continue }
+                let oldSocket = socket(name)
+                Console.say("\(Console.column(name))replacing (pid \(old))")
+                kill(old, SIGTERM)
+                replaced = await waitUntil { (self.pid(of: name) ?? old) != old && socket(name).map { $0 != oldSocket } == true }
+                // Callers list the runtime directory every half second: let them find the new replica first.
+                try? await Task.sleep(for: .seconds(1))
+            }
+            if let surge, let pid = pid(of: surge.name) {
+                Console.say("\(Console.column(surge.name))stopping (pid \(pid)): the replica it stood in for is back")
+                kill(pid, SIGTERM)
+                try? FileManager.default.removeItem(atPath: "\(pidDirectory)/\(surge.name).pid")
+            }
+            return replaced
+        }
+    }
+
+    private func pid(of name: String) -> pid_t? { state.withLock { $0.running[name] } }
+
+    private func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            guard ContinuousClock.now < deadline, !isStopping else { return false }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return true
+    }
+
     private func keepRunning(_ program: Program) async {
         var restarts = 0
         while !isStopping {
@@ -70,10 +115,10 @@ final class Supervisor: Service, Sendable {
             }
             if isStopping { break }
             restarts += 1
-            Console.say("\(program.name.padding(toLength: 10, withPad: " ", startingAt: 0)) exited with status \(status); restarting in \(restartDelay)")
+            Console.say("\(Console.column(program.name))exited with status \(status); restarting in \(restartDelay)")
             try? await Task.sleep(for: restartDelay)
         }
-        Console.say("\(program.name.padding(toLength: 10, withPad: " ", startingAt: 0)) stopped")
+        Console.say("\(Console.column(program.name))stopped")
     }
 
     /// Starts the program and waits for it to exit; returns its exit status.
@@ -116,7 +161,7 @@ final class Supervisor: Service, Sendable {
             let pid = process.processIdentifier
             try? Files.write(String(pid), to: "\(pidDirectory)/\(program.name).pid", mode: 0o644)
             let verb = restarts == 0 ? "started" : "restarted"
-            Console.say("\(program.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(verb) (pid \(pid), log \(program.logFile))")
+            Console.say("\(Console.column(program.name))\(verb) (pid \(pid), log \(program.logFile))")
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import CustodianLocalPostgres
+import CustodianRPC
 import CustodianRuntime
 import Foundation
 import Logging
@@ -21,9 +22,12 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
     @Flag(help: "Do not load the demo data (the data vault's test users, module and repo; the sample COVID-19 figures) into a new data directory.")
     var noDemo = false
+    @Option(help: "Replicas of services, e.g. devices=3,vault=2; one of each other (default: CUSTODIAN_REPLICAS).")
+    var replicas: String?
 
     func run() async throws {
         let logger = Logger(label: "custodian")
+        let replicaCounts = try ReplicaCounts(replicas ?? ProcessInfo.processInfo.environment[ReplicaCounts.environmentKey])
         let dataDirectory = Files.absolute(dataDir)
         // Traversable but not listable: the private cluster's directory inside belongs to the postgres user.
         try Files.makeDirectory(dataDirectory, mode: 0o711)
@@ -41,7 +45,8 @@ struct Up: AsyncParsableCommand {
             let privateCluster = try PostgresCluster(dataDirectory: dataDirectory, port: try FreePort.find())
             let fresh = !privateCluster.isInitialised
             try privateCluster.initialiseIfNeeded()
-            try privateCluster.start()
+            // Each replica holds a pool of its own (CUSTODIAN_DATABASE_POOL_SIZE, 10 by default).
+            try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10))
             cluster = privateCluster
             adminURL = privateCluster.adminURL
             Console.say("postgres   \(fresh ? "initialised and started" : "started") on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
@@ -96,14 +101,18 @@ struct Up: AsyncParsableCommand {
         if base["CUSTODIAN_PUBLIC_BASE_URL", default: ""].isEmpty {
             base["CUSTODIAN_PUBLIC_BASE_URL"] = "\(scheme)://127.0.0.1:\(port)"
         }
-        var programs: [Supervisor.Program] = Deployment.services.map { service in
-            var environment = base
+        let baseEnvironment = base
+        let replicaProgram: @Sendable (String, String) -> Supervisor.Program = { service, instance in
+            var environment = baseEnvironment
             environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
-            environment[RuntimeKey.instance] = service
+            environment[RuntimeKey.instance] = instance
             // Each secret only where it is read.
             if Platform.sealingKeyReaders.contains(service) { environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey }
             if Platform.lemonKeyReaders.contains(service) { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
-            return .init(name: service, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(service).log")
+            return Supervisor.Program(name: instance, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(instance).log")
+        }
+        var programs: [Supervisor.Program] = Deployment.services.flatMap { service in
+            replicaCounts.instances(of: service).map { replicaProgram(service, $0) }
         }
         programs.append(.init(
             name: "gateway", executable: "\(binaries)/gateway",
@@ -115,10 +124,15 @@ struct Up: AsyncParsableCommand {
         let announcer = ReadinessAnnouncer(
             url: url, adminToken: Files.read(adminTokenPath) ?? "",
             demoMarker: noDemo || FileManager.default.fileExists(atPath: demoMarker) ? nil : demoMarker)
+        let runtimeDirectory = RuntimeDirectory(path: runtime)
+        let restarts = RestartRequests(
+            dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: replicaProgram,
+            socket: { service, instance in SocketFile.identity(runtimeDirectory.socketPath(service: service, instance: instance)) })
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: supervisor),
                 .init(service: announcer, successTerminationBehavior: .ignore),
+                .init(service: restarts),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -53,11 +53,12 @@ public struct PostgresCluster: Sendable {
              "--encoding=UTF8", "--locale=C"], as: runAs)
     }
 
-    public func start() throws {
+    public func start(maximumConnections: Int = 100) throws {
         // Loopback TCP only: no Unix socket, whose path under a deep data directory could exceed the limit.
         try Shell.run(
             [binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60",
-             "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", "start"], as: runAs)
+             "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maximumConnections)", "start"],
+            as: runAs)
     }
 
     public func stop() {

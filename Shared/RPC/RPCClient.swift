@@ -96,12 +96,20 @@ public final class RPCClient: Service, Sendable {
         var callContext = context
         callContext.deadline = Int64((deadline.timeIntervalSince1970 * 1000).rounded())
 
-        let candidates = replicas.candidates()
-        guard !candidates.isEmpty else {
-            throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
-        }
         var lastProblem = "no replica answered"
-        for pool in candidates {
+        // The replicas as last listed, then, when none of them took the call, as listed now: a replica that replaced
+        // one a moment ago (a rolling restart) has a socket the last listing did not see.
+        var queue = replicas.candidates()
+        var tried = Set<ObjectIdentifier>()
+        var listedAgain = false
+        while true {
+            if queue.isEmpty, !listedAgain {
+                listedAgain = true
+                queue = replicas.candidates(listingAgain: true).filter { !tried.contains(ObjectIdentifier($0)) }
+            }
+            guard !queue.isEmpty else { break }
+            let pool = queue.removeFirst()
+            tried.insert(ObjectIdentifier(pool))
             let connection: RPCConnection
             do {
                 connection = try await pool.connection()
@@ -216,6 +224,8 @@ final class ServiceReplicas: Sendable {
 
     private struct State {
         var pools: [Endpoint: EndpointPool] = [:]
+        /// Which socket file each pool was made for: a replica replaced under the same name makes a new one.
+        var sockets: [Endpoint: UInt64] = [:]
         var scannedAt: ContinuousClock.Instant?
     }
 
@@ -228,43 +238,56 @@ final class ServiceReplicas: Sendable {
     /// The pools to try in turn: first the less busy of two available ones picked at random (the power of two
     /// choices: nearly as good as asking every replica, without a herd on the one that looked idlest a moment ago),
     /// then the other available ones, then those left alone for now (a last resort beats no answer).
-    func candidates() -> [EndpointPool] {
-        let pools = currentPools()
+    func candidates(listingAgain: Bool = false) -> [EndpointPool] {
+        let pools = currentPools(listingAgain: listingAgain)
         guard !pools.isEmpty else { return [] }
         var available = pools.filter(\.isAvailable).shuffled()
         if available.count >= 2, available[1].inFlight < available[0].inFlight { available.swapAt(0, 1) }
         return available + pools.filter { !$0.isAvailable }
     }
 
-    private func currentPools() -> [EndpointPool] {
+    private func currentPools(listingAgain: Bool) -> [EndpointPool] {
         let now = ContinuousClock.now
-        let needsScan = state.withLock { state in
+        let needsScan = listingAgain || state.withLock { state in
             state.scannedAt.map { now - $0 >= settings.rescanInterval } ?? true
         }
-        let endpoints: [Endpoint]? = needsScan ? discover() : nil
+        let found: [Endpoint: UInt64]? = needsScan ? discover() : nil
         // A replica whose socket vanished is shutting down: new calls go elsewhere, but its connections stay
         // open for the calls in flight; the replica closes them once those are answered.
-        return state.withLock { state in
-            if let endpoints {
+        var replaced: [EndpointPool] = []
+        let pools = state.withLock { state in
+            if let found {
                 state.scannedAt = now
-                for endpoint in state.pools.keys where !endpoints.contains(endpoint) {
+                for endpoint in state.pools.keys where found[endpoint] == nil {
                     state.pools[endpoint] = nil
+                    state.sockets[endpoint] = nil
                 }
-                for endpoint in endpoints where state.pools[endpoint] == nil {
+                for (endpoint, socket) in found where state.pools[endpoint] == nil || state.sockets[endpoint] != socket {
+                    // A new socket under a known name is a new replica: none of the old one's failures count against it.
+                    if let old = state.pools[endpoint] { replaced.append(old) }
                     state.pools[endpoint] = EndpointPool(endpoint: endpoint, settings: settings, eventLoopGroup: eventLoopGroup)
+                    state.sockets[endpoint] = socket
                 }
             }
             return state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description }
         }
+        for pool in replaced { pool.close() }
+        return pools
     }
 
-    private func discover() -> [Endpoint] {
+    /// The replicas, each with what identifies its socket file (``SocketFile``; 0 for configured endpoints).
+    private func discover() -> [Endpoint: UInt64] {
         switch discovery {
         case .endpoints(let endpoints):
-            return endpoints
+            return Dictionary(endpoints.map { ($0, UInt64(0)) }, uniquingKeysWith: { first, _ in first })
         case .directory(let directory):
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { try? Endpoint("unix:\(directory)/\($0)") }
+            var found: [Endpoint: UInt64] = [:]
+            for name in names where name.hasSuffix(".sock") {
+                guard let identity = SocketFile.identity("\(directory)/\(name)"), let endpoint = try? Endpoint("unix:\(directory)/\(name)") else { continue }
+                found[endpoint] = identity
+            }
+            return found
         }
     }
 

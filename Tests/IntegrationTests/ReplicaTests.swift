@@ -1,0 +1,111 @@
+import CustodianRPC
+import Foundation
+import Synchronization
+import Testing
+
+/// `custodian up --replicas` (here `CUSTODIAN_REPLICAS=devices=2`): replicas share the load, a rolling restart
+/// (`custodian restart`) fails no request, and a replica killed outright loses no upload, since uploads are safe to
+/// send again and the gateway sends a call lost with its replica to another one.
+@Suite("Replicas of a service", .serialized,
+       .runningPlatform(settings: ["CUSTODIAN_RATE_LIMITS": "off", "CUSTODIAN_REPLICAS": "devices=2"]))
+struct ReplicaTests {
+    /// The answers to the heartbeat uploads three devices send one after another while `body` runs (devices), and to
+    /// a short link opened over and over (links), by status (0: no HTTP answer at all).
+    static func answersToUploads(while body: @Sendable () async throws -> Void) async throws -> [Int: Int] {
+        let platform = try platform
+        var tokens: [String] = []
+        for _ in 0..<3 {
+            let device = try await PlatformTests.TwomesProvisioning.provision()
+            let activated = try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#)
+            tokens.append(try #require(activated.json?["session_token"] as? String))
+        }
+        let link = try await platform.request(.POST, "/admin/v1/links", json: #"{"app_url":"https://example.org/app"}"#, admin: true)
+        let code = try #require(link.json?["code"] as? String, "\(link.text)")
+        let tally = Tally()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for token in tokens {
+                group.addTask {
+                    var time = 1_700_000_000
+                    while !tally.stopped {
+                        time += 1
+                        let heartbeat = #"{"upload_time":"\#(time)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(time)","value":"1"}]}]}"#
+                        let status = (try? await platform.request(.POST, "/device/measurements/variable-interval", json: heartbeat,
+                                                                  headers: [("Authorization", "Bearer \(token)")]).status) ?? 0
+                        tally.count(status)
+                    }
+                }
+            }
+            group.addTask {
+                while !tally.stopped {
+                    tally.count((try? await platform.request(.GET, "/l/\(code)").status) ?? 0)
+                }
+            }
+            // Uploads under way before anything happens.
+            while tally.total < 30 { try await Task.sleep(for: .milliseconds(20)) }
+            do {
+                try await body()
+            } catch {
+                tally.stop()
+                throw error
+            }
+            // And a while after, on whatever replicas there are now.
+            let after = tally.total
+            while tally.total < after + 30 { try await Task.sleep(for: .milliseconds(20)) }
+            tally.stop()
+            try await group.waitForAll()
+        }
+        return tally.answers
+    }
+
+    final class Tally: Sendable {
+        private let state = Mutex((answers: [Int: Int](), stopped: false))
+        func count(_ status: Int) { state.withLock { $0.answers[status, default: 0] += 1 } }
+        func stop() { state.withLock { $0.stopped = true } }
+        var stopped: Bool { state.withLock { $0.stopped } }
+        var answers: [Int: Int] { state.withLock { $0.answers } }
+        var total: Int { answers.values.reduce(0, +) }
+    }
+
+    func restart(_ service: String) async throws {
+        let platform = try platform
+        let (status, output) = try await RunningPlatform.run(platform.binaries + "/custodian", ["restart", service, "--data-dir", platform.dataDirectory])
+        #expect(status == 0, "custodian restart \(service): \(output)")
+        #expect(output.contains("\(service): every replica replaced"), "\(output)")
+    }
+
+    @Test func aRollingRestartFailsNoRequest() async throws {
+        let platform = try platform
+        let sockets = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/run/devices").sorted()
+        #expect(sockets == ["devices-1.sock", "devices-2.sock"])
+        let before = try ["devices-1", "devices-2", "links"].map { try platform.pid(of: $0) }
+        let answers = try await Self.answersToUploads {
+            // Two replicas, replaced one at a time; and the one replica of links, which a temporary one stands in for.
+            try await restart("devices")
+            try await restart("links")
+        }
+        #expect(answers.keys.sorted() == [200], "answers by status: \(answers)")
+        let after = try ["devices-1", "devices-2", "links"].map { try platform.pid(of: $0) }
+        for (old, new) in zip(before, after) { #expect(old != new, "a replica kept its process") }
+        #expect(!FileManager.default.fileExists(atPath: platform.dataDirectory + "/run/links/links-surge.sock"))
+    }
+
+    @Test func aReplicaKilledOutrightLosesNoUpload() async throws {
+        let platform = try platform
+        let answers = try await Self.answersToUploads {
+            for replica in ["devices-1", "devices-2"] {
+                let old = try platform.pid(of: replica)
+                // A killed replica leaves its socket file behind: the new one makes another.
+                let socket = platform.dataDirectory + "/run/devices/\(replica).sock"
+                let oldSocket = SocketFile.identity(socket)
+                kill(old, SIGKILL)
+                // Until the supervisor has it back and it listens: then the other one.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while SocketFile.identity(socket) == oldSocket || SocketFile.identity(socket) == nil {
+                    guard ContinuousClock.now < deadline else { throw PlatformError("\(replica) did not come back") }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+        #expect(answers.keys.sorted() == [200], "answers by status: \(answers)")
+    }
+}
