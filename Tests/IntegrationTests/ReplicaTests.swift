@@ -73,6 +73,20 @@ struct ReplicaTests {
         #expect(output.contains("\(service): every replica replaced"), "\(output)")
     }
 
+    @Test func replicaCountsAreCheckedBeforeAnythingStarts() async throws {
+        let platform = try platform
+        for (list, message) in [
+            ("gateway=2", "one gateway per machine"),
+            ("toaster=2", "unknown service 'toaster'"),
+            ("devices=17", "a service runs 1 to 16 replicas"),
+            ("devices", "is not service=count"),
+        ] {
+            let (status, output) = try await RunningPlatform.run(
+                platform.binaries + "/custodian", ["up", "--data-dir", "/tmp/cit-unused-\(UUID().uuidString.prefix(8))", "--replicas", list])
+            #expect(status != 0 && output.contains(message), "--replicas \(list): \(status) \(output)")
+        }
+    }
+
     @Test func aRollingRestartFailsNoRequest() async throws {
         let platform = try platform
         let sockets = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/run/devices").sorted()
