@@ -118,7 +118,11 @@ public enum RuntimeKey {
     /// The tracing app's handshake keys (a JSON key file, docs/lemon.md); `auth` reads them.
     public static let lemonKeys = "CUSTODIAN_LEMON_KEYS"
 
-    /// `CUSTODIAN_<SERVICE>_ENDPOINTS`: comma-separated endpoints of a service, instead of its runtime directory.
+    /// How often a service found by name (`dns://` in `CUSTODIAN_<SERVICE>_ENDPOINTS`) is resolved again (default 5s).
+    public static let resolveInterval = "CUSTODIAN_RESOLVE_INTERVAL"
+
+    /// `CUSTODIAN_<SERVICE>_ENDPOINTS`: comma-separated endpoints of a service, or one `dns://name:port`, instead of
+    /// its runtime directory.
     public static func endpoints(of service: String) -> String {
         "CUSTODIAN_\(service.uppercased())_ENDPOINTS"
     }

@@ -43,4 +43,9 @@ public struct EndpointError: Error, CustomStringConvertible {
     public var text: String
     public var problem: String
     public var description: String { "invalid endpoint '\(text)': \(problem)" }
+
+    public init(text: String, problem: String) {
+        self.text = text
+        self.problem = problem
+    }
 }

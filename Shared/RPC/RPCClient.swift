@@ -25,6 +25,8 @@ public final class RPCClient: Service, Sendable {
         public var defaultTimeout: Duration = .seconds(30)
         /// How often a runtime directory is listed again for new or vanished replicas.
         public var rescanInterval: Duration = .milliseconds(500)
+        /// How often a name whose addresses are the replicas is resolved again.
+        public var resolveInterval: Duration = .seconds(5)
 
         public init() {}
     }
@@ -34,6 +36,8 @@ public final class RPCClient: Service, Sendable {
         /// Every `*.sock` file in this directory is one replica.
         case directory(String)
         case endpoints([Endpoint])
+        /// Every address the name resolves to is one replica, on `port` (a Kubernetes headless Service's name).
+        case dns(host: String, port: Int)
     }
 
     /// Told about every call, for metrics.
@@ -105,6 +109,7 @@ public final class RPCClient: Service, Sendable {
         while true {
             if queue.isEmpty, !listedAgain {
                 listedAgain = true
+                await replicas.resolve()
                 queue = replicas.candidates(listingAgain: true).filter { !tried.contains(ObjectIdentifier($0)) }
             }
             guard !queue.isEmpty else { break }
@@ -204,8 +209,22 @@ public final class RPCClient: Service, Sendable {
         return min(own, callerDeadline)
     }
 
+    /// Resolves the names of services found by name again and again, until the graceful shutdown; then closes every
+    /// connection.
     public func run() async throws {
-        try? await gracefulShutdown()
+        let named = services.values.filter(\.isFoundByName)
+        await withDiscardingTaskGroup { group in
+            for replicas in named {
+                group.addTask {
+                    while !Task.isCancelled {
+                        await replicas.resolve()
+                        try? await Task.sleep(for: replicas.settings.resolveInterval)
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
         shutdown()
     }
 
@@ -223,6 +242,8 @@ final class ServiceReplicas: Sendable {
     private let state = Mutex(State())
 
     private struct State {
+        /// For a service found by name: its addresses as last resolved.
+        var resolved: [Endpoint] = []
         var pools: [Endpoint: EndpointPool] = [:]
         /// Which socket file each pool was made for: a replica replaced under the same name makes a new one.
         var sockets: [Endpoint: UInt64] = [:]
@@ -275,11 +296,29 @@ final class ServiceReplicas: Sendable {
         return pools
     }
 
-    /// The replicas, each with what identifies its socket file (``SocketFile``; 0 for configured endpoints).
+    var isFoundByName: Bool {
+        if case .dns = discovery { return true }
+        return false
+    }
+
+    /// Resolves the service's name again, for a service found by name (nothing for the others).
+    func resolve() async {
+        guard case .dns(let host, let port) = discovery else { return }
+        let endpoints = await NameResolution.endpoints(host: host, port: port)
+        state.withLock { state in
+            // A failed lookup keeps the replicas known: a DNS server that is down does not take the service away.
+            if !endpoints.isEmpty { state.resolved = endpoints }
+            state.scannedAt = nil
+        }
+    }
+
+    /// The replicas, each with what identifies its socket file (``SocketFile``; 0 for endpoints not found in a directory).
     private func discover() -> [Endpoint: UInt64] {
         switch discovery {
         case .endpoints(let endpoints):
             return Dictionary(endpoints.map { ($0, UInt64(0)) }, uniquingKeysWith: { first, _ in first })
+        case .dns:
+            return Dictionary(state.withLock { $0.resolved }.map { ($0, UInt64(0)) }, uniquingKeysWith: { first, _ in first })
         case .directory(let directory):
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             var found: [Endpoint: UInt64] = [:]

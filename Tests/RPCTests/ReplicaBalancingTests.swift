@@ -138,3 +138,41 @@ struct ReplicaBalancingTests {
         }
     }
 }
+
+/// Replicas found by name: every address a name resolves to, as a Kubernetes headless Service's name gives them.
+@Suite("RPC client: replicas found by name")
+struct NameDiscoveryTests {
+    @Test func aNameResolvesToItsAddresses() {
+        let endpoints = NameResolution.lookUp(host: "localhost", port: 7070)
+        #expect(endpoints.contains(.tcp(host: "127.0.0.1", port: 7070)), "\(endpoints)")
+        #expect(NameResolution.lookUp(host: "no-such-name.invalid", port: 7070).isEmpty)
+    }
+
+    @Test func callsReachTheReplicasANameResolvesTo() async throws {
+        let server = RPCServer(configuration: .init(endpoint: .tcp(host: "127.0.0.1", port: 0)), methods: testMethods(), logger: testLogger)
+        let group = ServiceGroupForTests(server)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let port = try #require(try await server.listeningAddress().port)
+            // localhost may resolve to ::1 as well, where nothing listens: that address is left alone.
+            let client = RPCClient(services: ["test": .dns(host: "localhost", port: port)], logger: testLogger)
+            tasks.addTask { try await client.run() }
+            for index in 0..<10 {
+                let echoed = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self)
+                #expect(echoed.text == "\(index)")
+            }
+            client.shutdown()
+            await group.stop()
+            tasks.cancelAll()
+        }
+    }
+
+    @Test func aNameThatDoesNotResolveIsUnavailableAtOnce() async throws {
+        let client = RPCClient(services: ["test": .dns(host: "no-such-name.invalid", port: 7070)], logger: testLogger)
+        defer { client.shutdown() }
+        let error = await #expect(throws: RPCError.self) {
+            try await client.call("test", "test.echo", input: Echo(text: "x"), context: context(timeout: 60), as: Echo.self)
+        }
+        #expect(error?.code == .unavailable)
+    }
+}

@@ -1,6 +1,7 @@
 import CustodianRPC
 import Foundation
 import Testing
+@testable import CustodianProcess
 @testable import CustodianRuntime
 
 @Suite("Configuration from environment and flags")
@@ -88,5 +89,16 @@ struct EndpointTests {
     @Test func replicaSocketsLiveUnderTheServicesDirectory() {
         let runtime = RuntimeDirectory(path: "/run/custodian")
         #expect(runtime.socketPath(service: "vault", instance: "vault-2") == "/run/custodian/vault/vault-2.sock")
+    }
+}
+
+@Suite("Where a service's replicas are found")
+struct ServiceDiscoverySettingTests {
+    @Test func endpointsOrOneNameWhoseAddressesAreTheReplicas() throws {
+        #expect(try RPCClient.discovery("unix:/run/a.sock, tcp://10.0.0.2:7000") == .endpoints([.unix(path: "/run/a.sock"), .tcp(host: "10.0.0.2", port: 7000)]))
+        #expect(try RPCClient.discovery("dns://devices-rpc.custodian.svc.cluster.local:7000") == .dns(host: "devices-rpc.custodian.svc.cluster.local", port: 7000))
+        for bad in ["dns://devices:0", "dns://devices", "dns://:7000", "dns://a:7000,dns://b:7000", "tcp://x"] {
+            #expect(throws: EndpointError.self, "\(bad)") { try RPCClient.discovery(bad) }
+        }
     }
 }
