@@ -48,6 +48,14 @@ public struct ServiceEnvironment: Sendable {
 /// answers JSON-RPC on `<runtime dir>/<service>/<instance>.sock`, and shuts down gracefully on SIGTERM/SIGINT.
 public enum ServiceHost {
     public static func main(_ definition: ServiceDefinition) async {
+        do {
+            if let (kind, arguments) = try ServiceProbe.requested(in: Array(CommandLine.arguments.dropFirst())) {
+                exit(await ServiceProbe.run(kind, service: definition.name, configuration: try Configuration(arguments: arguments)))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
+            exit(2)
+        }
         let (configuration, logger) = ProcessStart.begin(named: definition.name)
         do {
             try await run(definition, configuration: configuration, logger: logger)

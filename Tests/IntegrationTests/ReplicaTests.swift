@@ -87,6 +87,24 @@ struct ReplicaTests {
         }
     }
 
+    /// What a Kubernetes exec probe runs: the service's own executable, asking its replica for `system.health`.
+    @Test func aReplicaAnswersItsProbes() async throws {
+        let platform = try platform
+        func probe(_ arguments: [String], instance: String) async throws -> (status: Int32, output: String) {
+            try await RunningPlatform.run(platform.binaries + "/devices", arguments, environment: [
+                "CUSTODIAN_RUNTIME_DIR": platform.dataDirectory + "/run", "CUSTODIAN_INSTANCE": instance, "CUSTODIAN_DATABASE_URL": "",
+            ])
+        }
+        let ready = try await probe(["--probe", "ready"], instance: "devices-2")
+        #expect(ready.status == 0 && ready.output.contains("devices devices-2: ready"), "\(ready)")
+        let live = try await probe(["--probe=live"], instance: "devices-1")
+        #expect(live.status == 0 && live.output.contains("devices devices-1: live"), "\(live)")
+        let missing = try await probe(["--probe", "live"], instance: "devices-9")
+        #expect(missing.status == 1 && missing.output.contains("live probe failed"), "\(missing)")
+        let wrong = try await probe(["--probe", "sideways"], instance: "devices-1")
+        #expect(wrong.status == 2 && wrong.output.contains("--probe needs live or ready"), "\(wrong)")
+    }
+
     @Test func aRollingRestartFailsNoRequest() async throws {
         let platform = try platform
         let sockets = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/run/devices").sorted()
