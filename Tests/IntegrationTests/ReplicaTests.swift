@@ -87,6 +87,15 @@ struct ReplicaTests {
         }
     }
 
+    @Test func restartSaysWhatIsWrong() async throws {
+        let platform = try platform
+        let custodian = platform.binaries + "/custodian"
+        let unknown = try await RunningPlatform.run(custodian, ["restart", "toaster", "--data-dir", platform.dataDirectory])
+        #expect(unknown.status != 0 && unknown.output.contains("unknown service 'toaster'"), "\(unknown)")
+        let nobody = try await RunningPlatform.run(custodian, ["restart", "devices", "--data-dir", "/tmp/cit-nobody-\(UUID().uuidString.prefix(8))"])
+        #expect(nobody.status != 0 && nobody.output.contains("no `custodian up` is running"), "\(nobody)")
+    }
+
     /// What a Kubernetes exec probe runs: the service's own executable, asking its replica for `system.health`.
     @Test func aReplicaAnswersItsProbes() async throws {
         let platform = try platform
