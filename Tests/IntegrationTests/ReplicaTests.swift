@@ -11,7 +11,7 @@ import Testing
 struct ReplicaTests {
     /// The answers to the heartbeat uploads three devices send one after another while `body` runs (devices), and to
     /// a short link opened over and over (links), by status (0: no HTTP answer at all).
-    static func answersToUploads(while body: @Sendable () async throws -> Void) async throws -> [Int: Int] {
+    static func answersToUploads(while body: @Sendable () async throws -> Void) async throws -> (byStatus: [Int: Int], failures: [String]) {
         let platform = try platform
         var tokens: [String] = []
         for _ in 0..<3 {
@@ -29,15 +29,16 @@ struct ReplicaTests {
                     while !tally.stopped {
                         time += 1
                         let heartbeat = #"{"upload_time":"\#(time)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(time)","value":"1"}]}]}"#
-                        let status = (try? await platform.request(.POST, "/device/measurements/variable-interval", json: heartbeat,
-                                                                  headers: [("Authorization", "Bearer \(token)")]).status) ?? 0
-                        tally.count(status)
+                        let reply = try? await platform.request(.POST, "/device/measurements/variable-interval", json: heartbeat,
+                                                                headers: [("Authorization", "Bearer \(token)")])
+                        tally.count(reply?.status ?? 0, reply.map { $0.status == 200 ? "" : $0.text } ?? "no answer")
                     }
                 }
             }
             group.addTask {
                 while !tally.stopped {
-                    tally.count((try? await platform.request(.GET, "/l/\(code)").status) ?? 0)
+                    let reply = try? await platform.request(.GET, "/l/\(code)")
+                    tally.count(reply?.status ?? 0, reply.map { $0.status == 200 ? "" : $0.text } ?? "no answer")
                 }
             }
             // Uploads under way before anything happens.
@@ -54,12 +55,19 @@ struct ReplicaTests {
             tally.stop()
             try await group.waitForAll()
         }
-        return tally.answers
+        return (tally.answers, tally.failures)
     }
 
     final class Tally: Sendable {
-        private let state = Mutex((answers: [Int: Int](), stopped: false))
-        func count(_ status: Int) { state.withLock { $0.answers[status, default: 0] += 1 } }
+        private let state = Mutex((answers: [Int: Int](), stopped: false, failures: [String]()))
+        /// One answer; the body of the first few that were not 200, for a failure's message.
+        func count(_ status: Int, _ body: String) {
+            state.withLock { state in
+                state.answers[status, default: 0] += 1
+                if status != 200, state.failures.count < 5 { state.failures.append("\(status) \(body.prefix(200))") }
+            }
+        }
+        var failures: [String] { state.withLock { $0.failures } }
         func stop() { state.withLock { $0.stopped = true } }
         var stopped: Bool { state.withLock { $0.stopped } }
         var answers: [Int: Int] { state.withLock { $0.answers } }
@@ -124,7 +132,7 @@ struct ReplicaTests {
             try await restart("devices")
             try await restart("links")
         }
-        #expect(answers.keys.sorted() == [200], "answers by status: \(answers)")
+        #expect(answers.byStatus.keys.sorted() == [200], "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
         let after = try ["devices-1", "devices-2", "links"].map { try platform.pid(of: $0) }
         for (old, new) in zip(before, after) { #expect(old != new, "a replica kept its process") }
         #expect(!FileManager.default.fileExists(atPath: platform.dataDirectory + "/run/links/links-surge.sock"))
@@ -145,8 +153,18 @@ struct ReplicaTests {
                     guard ContinuousClock.now < deadline else { throw PlatformError("\(replica) did not come back") }
                     try await Task.sleep(for: .milliseconds(50))
                 }
+                // As an operator would, and as `custodian restart` does: the other one once callers know the new one.
+                try await Task.sleep(for: .seconds(1))
             }
         }
-        #expect(answers.keys.sorted() == [200], "answers by status: \(answers)")
+        #expect(answers.byStatus.keys.sorted() == [200], "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
+    }
+
+    /// The gateway's last warnings, for a failure's message.
+    static func gatewayWarnings() -> String {
+        guard let platform = try? platform,
+            let log = try? String(contentsOfFile: platform.dataDirectory + "/logs/gateway.log", encoding: .utf8)
+        else { return "" }
+        return log.split(separator: "\n").filter { $0.contains("warning") }.suffix(12).joined(separator: "\n")
     }
 }
