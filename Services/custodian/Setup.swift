@@ -10,11 +10,15 @@ struct Setup: AsyncParsableCommand {
         discussion: """
             Writes each service's database URL to <secrets-dir>/db-<service>.url for CUSTODIAN_DATABASE_URL_FILE, and gives \
             each process a folder <secrets-dir>/<process>/ with only the secrets it reads (database.url, sealing-key, \
-            lemon-keys.json; the gateway's tls/), for deployments that mount one folder per process.
+            lemon-keys.json; the gateway's tls/; everyone's rpc/ with the cluster CA and its own certificate for mutual \
+            TLS over TCP), for deployments that mount one folder per process.
             """)
 
     @Option(help: "An administrator's database URL (default: CUSTODIAN_ADMIN_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Where secrets are written.") var secretsDir = "/secrets"
+    @Option(name: .customLong("rpc-domain"),
+            help: "A DNS domain services are reached under over TCP (custodian.svc.cluster.local): each RPC certificate also names <process>-rpc.<domain>. Repeatable.")
+    var rpcDomains: [String] = []
 
     func run() async throws {
         let logger = Logger(label: "custodian")
@@ -36,6 +40,8 @@ struct Setup: AsyncParsableCommand {
         try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
         Console.say("tls        \(secrets)/tls/cert.pem")
         try Self.distribute(secrets, databaseURLs: urls)
+        try Deployment.rpcCertificates(secretsDirectory: secrets, domains: rpcDomains)
+        Console.say("rpc tls    the cluster's CA in \(secrets)/rpc-ca/; each process's certificate, key and the CA in \(secrets)/<process>/rpc/")
         Console.say("secrets    one folder per process in \(secrets)/<process>/, each with only what that process reads")
         let tokenPath = secrets + "/admin-token"
         if !FileManager.default.fileExists(atPath: tokenPath),

@@ -118,6 +118,12 @@ public enum RuntimeKey {
     /// The tracing app's handshake keys (a JSON key file, docs/lemon.md); `auth` reads them.
     public static let lemonKeys = "CUSTODIAN_LEMON_KEYS"
 
+    /// Mutual TLS for RPC over TCP (PEM texts; usually given as `_FILE`): the cluster CA's certificate, and this
+    /// process's certificate, naming it, and private key. All three or none.
+    public static let rpcTLSCA = "CUSTODIAN_RPC_TLS_CA"
+    public static let rpcTLSCertificate = "CUSTODIAN_RPC_TLS_CERTIFICATE"
+    public static let rpcTLSKey = "CUSTODIAN_RPC_TLS_KEY"
+
     /// How often a service found by name (`dns://` in `CUSTODIAN_<SERVICE>_ENDPOINTS`) is resolved again (default 5s).
     public static let resolveInterval = "CUSTODIAN_RESOLVE_INTERVAL"
 

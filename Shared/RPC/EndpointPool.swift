@@ -8,6 +8,8 @@ import Synchronization
 /// each time it fails again (up to eight times), and the first call after that is its probe.
 final class EndpointPool: Sendable {
     let endpoint: Endpoint
+    /// The service the replica belongs to: over TLS, the name its certificate must show.
+    private let service: String
     private let settings: RPCClient.Settings
     private let eventLoopGroup: any EventLoopGroup
     private let state = Mutex(State())
@@ -35,8 +37,9 @@ final class EndpointPool: Sendable {
         case fail(any Error)
     }
 
-    init(endpoint: Endpoint, settings: RPCClient.Settings, eventLoopGroup: any EventLoopGroup) {
+    init(endpoint: Endpoint, service: String, settings: RPCClient.Settings, eventLoopGroup: any EventLoopGroup) {
         self.endpoint = endpoint
+        self.service = service
         self.settings = settings
         self.eventLoopGroup = eventLoopGroup
     }
@@ -122,7 +125,8 @@ final class EndpointPool: Sendable {
     /// Connects on the promise's loop (the caller's, when it runs on one).
     private func startConnecting(completing promise: EventLoopPromise<RPCConnection>) {
         let future = RPCConnection.connect(
-            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, eventLoop: promise.futureResult.eventLoop)
+            to: endpoint, maximumFrameSize: settings.maximumFrameSize, timeout: settings.connectTimeout, tls: settings.tls, serverName: service,
+            eventLoop: promise.futureResult.eventLoop)
         future.whenComplete { result in
             let orphan: RPCConnection? = self.state.withLock { state in
                 state.connecting = nil

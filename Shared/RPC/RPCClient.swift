@@ -27,6 +27,8 @@ public final class RPCClient: Service, Sendable {
         public var rescanInterval: Duration = .milliseconds(500)
         /// How often a name whose addresses are the replicas is resolved again.
         public var resolveInterval: Duration = .seconds(5)
+        /// Mutual TLS for replicas on TCP endpoints (a replica's certificate must name its service).
+        public var tls: RPCTLS?
 
         public init() {}
     }
@@ -54,9 +56,9 @@ public final class RPCClient: Service, Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         observer: @escaping Observer = { _, _, _, _ in }
     ) {
-        self.services = services.mapValues {
-            ServiceReplicas(discovery: $0, settings: settings, eventLoopGroup: eventLoopGroup)
-        }
+        self.services = Dictionary(uniqueKeysWithValues: services.map { service, discovery in
+            (service, ServiceReplicas(service: service, discovery: discovery, settings: settings, eventLoopGroup: eventLoopGroup))
+        })
         self.logger = logger
         self.observer = observer
     }
@@ -236,6 +238,7 @@ public final class RPCClient: Service, Sendable {
 
 /// The replicas of one service and a pool for each.
 final class ServiceReplicas: Sendable {
+    let service: String
     let settings: RPCClient.Settings
     private let discovery: RPCClient.Discovery
     private let eventLoopGroup: any EventLoopGroup
@@ -250,7 +253,8 @@ final class ServiceReplicas: Sendable {
         var scannedAt: ContinuousClock.Instant?
     }
 
-    init(discovery: RPCClient.Discovery, settings: RPCClient.Settings, eventLoopGroup: any EventLoopGroup) {
+    init(service: String, discovery: RPCClient.Discovery, settings: RPCClient.Settings, eventLoopGroup: any EventLoopGroup) {
+        self.service = service
         self.discovery = discovery
         self.settings = settings
         self.eventLoopGroup = eventLoopGroup
@@ -286,7 +290,7 @@ final class ServiceReplicas: Sendable {
                 for (endpoint, socket) in found where state.pools[endpoint] == nil || state.sockets[endpoint] != socket {
                     // A new socket under a known name is a new replica: none of the old one's failures count against it.
                     if let old = state.pools[endpoint] { replaced.append(old) }
-                    state.pools[endpoint] = EndpointPool(endpoint: endpoint, settings: settings, eventLoopGroup: eventLoopGroup)
+                    state.pools[endpoint] = EndpointPool(endpoint: endpoint, service: service, settings: settings, eventLoopGroup: eventLoopGroup)
                     state.sockets[endpoint] = socket
                 }
             }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// Why a call got no answer from the peer.
@@ -51,13 +52,18 @@ final class RPCConnection: Sendable {
         self.state = state
     }
 
-    static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount,
+    /// Over TCP with `tls`, the server's certificate must name `serverName` (the service meant).
+    static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount, tls: RPCTLS? = nil, serverName: String = "",
                         eventLoop: any EventLoop) -> EventLoopFuture<RPCConnection> {
         let state = RPCConnectionState()
+        let secure: RPCTLS? = if case .tcp = endpoint { tls } else { nil }
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let secure {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: secure.clientContext, serverHostname: serverName))
+                    }
                     try RPCFraming.addHandlers(to: channel.pipeline.syncOperations, maximumFrameSize: maximumFrameSize)
                     try channel.pipeline.syncOperations.addHandler(RPCClientHandler(endpoint: endpoint.description, state: state))
                 }

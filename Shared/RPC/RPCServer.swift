@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -17,12 +18,19 @@ public final class RPCServer: Service, Sendable {
         public var maximumFrameSize: Int
         /// Calls one connection may have in flight; more are refused with `tooManyRequests`.
         public var maximumConcurrentCallsPerConnection: Int
+        /// Mutual TLS on a TCP endpoint (required there when set); Unix sockets ignore it.
+        public var tls: RPCTLS?
+        /// With `tls`: the callers (names in their certificates) this service accepts; nil: any holder of a
+        /// certificate of the cluster's CA.
+        public var allowedCallers: Set<String>?
 
         public init(endpoint: Endpoint, maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
-                    maximumConcurrentCallsPerConnection: Int = 512) {
+                    maximumConcurrentCallsPerConnection: Int = 512, tls: RPCTLS? = nil, allowedCallers: Set<String>? = nil) {
             self.endpoint = endpoint
             self.maximumFrameSize = maximumFrameSize
             self.maximumConcurrentCallsPerConnection = maximumConcurrentCallsPerConnection
+            self.tls = tls
+            self.allowedCallers = allowedCallers
         }
     }
 
@@ -119,11 +127,17 @@ public final class RPCServer: Service, Sendable {
 
     private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
         let maximumFrameSize = configuration.maximumFrameSize
+        let tls: RPCTLS? = if case .tcp = configuration.endpoint { configuration.tls } else { nil }
+        let allowedCallers = configuration.allowedCallers
         let bootstrap = ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: false)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
             channel.eventLoop.makeCompletedFuture {
+                if let tls {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.serverContext))
+                    try channel.pipeline.syncOperations.addHandler(CallerCheck(allowed: allowedCallers))
+                }
                 try RPCFraming.addHandlers(to: channel.pipeline.syncOperations, maximumFrameSize: maximumFrameSize)
                 return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
             }

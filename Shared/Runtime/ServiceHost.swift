@@ -90,7 +90,8 @@ public enum ServiceHost {
 
         let methods = try methods(of: definition, environment: environment)
         let server = RPCServer(
-            configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize),
+            configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize, tls: try RPCTLS(configuration: configuration),
+                                 allowedCallers: Platform.callers[definition.name]),
             methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })
         let migrated = MigratedService(
             server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),

@@ -104,6 +104,16 @@ struct RouteTableTests {
         }
     }
 
+    /// Over TCP with mutual TLS a service accepts only the callers `Platform.callers` names: exactly the gateway and
+    /// the services whose definitions call it, or a call between services would be refused in a cluster.
+    @Test func theCallersEachServiceAcceptsAreTheOnesThatCallIt() {
+        for definition in Self.definitions {
+            let callers = Set(Self.definitions.filter { $0.calls.contains(definition.name) }.map(\.name)).union(["gateway"])
+            #expect(Platform.callers[definition.name] == callers, "\(definition.name) is called by \(callers.sorted())")
+        }
+        #expect(Set(Platform.callers.keys) == Set(Self.definitions.map(\.name)))
+    }
+
     @Test func everyRegisteredMethodIsReachable() throws {
         let tables = try Self.methodTables()
         let routed = Set(RouteTable.all.map(\.rpcMethod))
