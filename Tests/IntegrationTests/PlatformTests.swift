@@ -206,7 +206,7 @@ extension PlatformTests {
 
 /// Kills a service under `custodian up` and watches the platform answer 503 and then recover on its own.
 /// A suite of its own, with its own platform, so that other tests never see the outage.
-@Suite("Recovery from a dead service", .runningPlatform)
+@Suite("Recovery from a dead service", .runningPlatform(restartDelay: 10))
 struct RecoveryTests {
     @Test func aKilledServiceGives503sUntilTheSupervisorRestartsIt() async throws {
         let platform = try platform
@@ -227,7 +227,8 @@ struct RecoveryTests {
         let notReady = try await platform.request(.GET, "/readyz")
         #expect(notReady.status == 503)
 
-        // `custodian up` restarts it (after the 3 s delay the harness asks for).
+        // `custodian up` restarts it (after the 10 s delay this suite asks for: longer than the whole suite beside it
+        // has stalled this process for, so that the answers above surely come while it is down).
         let deadline = ContinuousClock.now + .seconds(30)
         var after = during
         while after.status != 200 && ContinuousClock.now < deadline {

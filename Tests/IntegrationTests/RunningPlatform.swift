@@ -38,7 +38,9 @@ final class RunningPlatform: Sendable {
     /// are off unless a suite that tests them turns them on.
     static let defaultSettings = ["CUSTODIAN_RATE_LIMITS": "off"]
 
-    static func start(settings: [String: String] = defaultSettings) async throws -> RunningPlatform {
+    /// `restartDelay`: seconds before the supervisor restarts a service that exited; a suite that watches the outage
+    /// in between wants it longer than a loaded machine may stall the test process.
+    static func start(settings: [String: String] = defaultSettings, restartDelay: Int = 3) async throws -> RunningPlatform {
         let binaries = try binaryDirectory()
         let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
         let outputPath = dataDirectory + ".out"
@@ -48,7 +50,7 @@ final class RunningPlatform: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
-        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", "3"]
+        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", String(restartDelay)]
         var environment = ProcessInfo.processInfo.environment
         environment["CUSTODIAN_DATABASE_URL"] = nil
         environment.merge(settings) { _, new in new }
@@ -267,6 +269,7 @@ struct PlatformError: Error, CustomStringConvertible {
 /// Starts the platform once for a suite and stops it (checking the shutdown) after the suite's tests.
 struct PlatformTrait: SuiteTrait, TestScoping {
     var settings = RunningPlatform.defaultSettings
+    var restartDelay = 3
     var isRecursive: Bool { false }
 
     func scopeProvider(for test: Test, testCase: Test.Case?) -> PlatformTrait? {
@@ -274,7 +277,7 @@ struct PlatformTrait: SuiteTrait, TestScoping {
     }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let platform = try await RunningPlatform.start(settings: settings)
+        let platform = try await RunningPlatform.start(settings: settings, restartDelay: restartDelay)
         do {
             try await RunningPlatform.$current.withValue(platform) { try await function() }
         } catch {
@@ -290,6 +293,11 @@ extension Trait where Self == PlatformTrait {
 
     /// A platform whose gateway and services get these settings (`CUSTODIAN_…`) instead of the default ones.
     static func runningPlatform(settings: [String: String]) -> Self { PlatformTrait(settings: settings) }
+
+    /// A platform whose supervisor waits `restartDelay` seconds before it restarts a service that exited.
+    static func runningPlatform(settings: [String: String] = RunningPlatform.defaultSettings, restartDelay: Int) -> Self {
+        PlatformTrait(settings: settings, restartDelay: restartDelay)
+    }
 }
 
 /// The platform of the enclosing suite.

@@ -52,8 +52,17 @@ struct TwomesScenario: Scenario {
         guard let activation = account["activation_token"] as? String else { throw SetupError("POST /account gave no activation token") }
         let session = try await client.setupJSON("POST /account/activate", .POST, "/account/activate", json: #"{"activation_token":"\#(activation)"}"#)
         guard let accountSession = session["session_token"] as? String else { throw SetupError("POST /account/activate gave no session") }
-        let name = "TWOMES-" + String(format: "%06X", Int.random(in: 0..<0x1000000))
-        let device = try await client.setupJSON("POST /device", .POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true)
+        // The seed's names leave room for 16.7 million devices: a load that makes thousands meets one in use now and then.
+        var created: (name: String, device: [String: Any])?
+        for _ in 0..<8 where created == nil {
+            let name = "TWOMES-" + String(format: "%06X", Int.random(in: 0..<0x1000000))
+            do {
+                created = (name, try await client.setupJSON("POST /device", .POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true))
+            } catch let error as SetupError where error.description.contains("Device name already in use") {
+                continue
+            }
+        }
+        guard let (name, device) = created else { throw SetupError("POST /device: eight random device names in a row were in use") }
         guard let token = device["activation_token"] as? String else { throw SetupError("POST /device gave no activation token") }
         _ = try await client.setupJSON("POST /account/device/activate", .POST, "/account/device/activate",
                                        json: #"{"activation_token":"\#(token)"}"#, headers: [("Authorization", "Bearer \(accountSession)")])
