@@ -35,6 +35,8 @@ struct MutualTLSTests {
     func client(to endpoint: Endpoint, tls: RPCTLS?) -> RPCClient {
         var settings = RPCClient.Settings()
         settings.tls = tls
+        // Beside the whole suite a connection (and its handshake) can take seconds.
+        settings.connectTimeout = .seconds(10)
         return RPCClient(services: ["devices": .endpoints([endpoint])], settings: settings, logger: testLogger)
     }
 

@@ -40,8 +40,8 @@ public final class ServiceHarness: Sendable {
 
         var base = settings
         base[RuntimeKey.runtimeDirectory] = runtime
-        // Tests call a few methods at a time; dozens of harnesses run at once against one cluster.
-        base[RuntimeKey.databasePoolSize] = base[RuntimeKey.databasePoolSize] ?? "4"
+        // Beside the whole suite a call may wait seconds for a database connection: that is load, not a refusal.
+        base[RuntimeKey.databaseWaitTimeout] = base[RuntimeKey.databaseWaitTimeout] ?? "15s"
         base[RuntimeKey.sealingKey] = base[RuntimeKey.sealingKey] ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let configuration = try Configuration(environment: base, arguments: [])
         let client = try RPCClient.platform(for: names, configuration: configuration, logger: logger)

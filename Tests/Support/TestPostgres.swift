@@ -78,8 +78,8 @@ public actor TestPostgres {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
         let cluster = try PostgresCluster(dataDirectory: directory, port: try FreePort.find())
         try cluster.initialiseIfNeeded()
-        // Every harness's services hold pools of their own, and the whole suite runs at once.
-        try cluster.start(maximumConnections: 500)
+        // Every harness's services hold pools of their own (10 connections each), and the whole suite runs at once.
+        try cluster.start(maximumConnections: 1000)
         ClusterAtExit.register(cluster, directory: directory)
         return cluster
     }
