@@ -13,14 +13,7 @@ enum Deployment {
 
     /// Runs `body` with a client for `url` whose `run()` is going (it answers nothing before).
     static func withDatabase<T: Sendable>(_ url: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        var quiet = logger
-        quiet.logLevel = .error  // the pool warns when a lease races its own start-up, which is harmless here
-        let client = PostgresClient(url: url, poolSize: 2, logger: quiet)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
-        }
+        try await PostgresClient.withClient(url: url, logger: logger, body)
     }
 
     /// Creates the database `url` names when it does not exist yet (connecting to `postgres` to do so).

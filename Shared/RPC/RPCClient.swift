@@ -266,8 +266,12 @@ final class ServiceReplicas: Sendable {
     func candidates(listingAgain: Bool = false) -> [EndpointPool] {
         let pools = currentPools(listingAgain: listingAgain)
         guard !pools.isEmpty else { return [] }
-        var available = pools.filter(\.isAvailable).shuffled()
-        if available.count >= 2, available[1].inFlight < available[0].inFlight { available.swapAt(0, 1) }
+        var available = pools.filter(\.isAvailable)
+        if available.count >= 2 {
+            let first = Int.random(in: 0..<available.count)
+            let second = (first + Int.random(in: 1..<available.count)) % available.count
+            available.swapAt(0, available[second].inFlight < available[first].inFlight ? second : first)
+        }
         return available + pools.filter { !$0.isAvailable }
     }
 

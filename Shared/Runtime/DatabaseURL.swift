@@ -73,4 +73,25 @@ extension PostgresClient {
     public convenience init(url: DatabaseURL, poolSize: Int = 10, logger: Logger) {
         self.init(configuration: url.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
     }
+
+    /// Runs `body` with a client for `url` whose `run()` is going (it answers nothing before), for one-off work:
+    /// provisioning, set-up, tests.
+    public static func withClient<Result: Sendable>(
+        url: DatabaseURL, poolSize: Int = 2, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(url: url, poolSize: poolSize, logger: quiet(logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+
+    /// A client's own logger for one that starts beside its first query: the pool warns when a lease races its
+    /// start-up, which is harmless (the query waits for it).
+    public static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = .error
+        return quiet
+    }
 }

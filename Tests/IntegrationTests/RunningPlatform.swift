@@ -44,7 +44,7 @@ final class RunningPlatform: Sendable {
         let binaries = try binaryDirectory()
         let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
         let outputPath = dataDirectory + ".out"
-        let port = try freePort()
+        let port = try FreePort.find()
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
 
@@ -116,22 +116,6 @@ final class RunningPlatform: Sendable {
             throw PlatformError("no custodian executable in \(candidates); build the products first (`swift build`)")
         }
         return found
-    }
-
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 ? getsockname(descriptor, pointer, &length) : -1
-            }
-        }
-        guard result == 0 else { throw PlatformError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     // MARK: Requests

@@ -45,7 +45,7 @@ public final class ServiceHarness: Sendable {
         base[RuntimeKey.sealingKey] = base[RuntimeKey.sealingKey] ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let configuration = try Configuration(environment: base, arguments: [])
         let client = try RPCClient.platform(for: names, configuration: configuration, logger: logger)
-        let database = PostgresClient(url: adminURL, poolSize: 2, logger: TestPostgres.quiet(logger))
+        let database = PostgresClient(url: adminURL, poolSize: 2, logger: PostgresClient.quiet(logger))
         let harness = ServiceHarness(client: client, database: database, logger: logger)
 
         return try await withThrowingTaskGroup(of: Void.self) { group in

@@ -26,7 +26,7 @@ public actor TestPostgres {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
         var clusterAdmin = cluster.adminURL
         clusterAdmin.database = "postgres"
-        try await Self.withClient(clusterAdmin, logger: logger) { client in
+        try await PostgresClient.withClient(url: clusterAdmin, poolSize: 1, logger: logger) { client in
             _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
         let admin = DatabaseURL(host: clusterAdmin.host, port: clusterAdmin.port, username: clusterAdmin.username,
@@ -36,7 +36,7 @@ public actor TestPostgres {
             rolePasswords[service] = password
             return DatabaseProvisioner.ServiceRole(service: service, password: password)
         }
-        try await Self.withClient(admin, logger: logger) { client in
+        try await PostgresClient.withClient(url: admin, poolSize: 1, logger: logger) { client in
             try await DatabaseProvisioner().provision(roles, on: client, logger: logger)
         }
         let urls = Dictionary(uniqueKeysWithValues: roles.map { ($0.service, admin.with(username: $0.role, password: $0.password)) })
@@ -83,29 +83,9 @@ public actor TestPostgres {
         ClusterAtExit.register(cluster, directory: directory)
         return cluster
     }
-
-    static func withClient<Result: Sendable>(_ url: DatabaseURL, logger: Logger,
-                                             _ body: @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
-        let client = PostgresClient(url: url, poolSize: 1, logger: Self.quiet(logger))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
-        }
-    }
 }
 
-extension TestPostgres {
-    /// A client's own logger: it warns when a query comes before its `run()` has started, which a test's task
-    /// group cannot order (the query waits for it, as it should).
-    public static func quiet(_ logger: Logger) -> Logger {
-        var quiet = logger
-        quiet.logLevel = .error
-        return quiet
-    }
-}
-
-/// Stops the cluster and removes its files when the test process exits, however the tests ended.
+/// Stops the cluster and removes its files when the test process exits (not when a signal kills it).
 private enum ClusterAtExit {
     nonisolated(unsafe) static var stop: (() -> Void)?
 
