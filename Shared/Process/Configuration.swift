@@ -100,6 +100,8 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 public enum RuntimeKey {
     /// `postgres://user:password@host:port/database`: the service's own role.
     public static let databaseURL = "CUSTODIAN_DATABASE_URL"
+    /// A read-only replica of that database (same role), for the researcher exports; without it they read the primary.
+    public static let databaseReadURL = "CUSTODIAN_DATABASE_READ_URL"
     /// Holds one directory per service with a socket per replica (default `.custodian/run`).
     public static let runtimeDirectory = "CUSTODIAN_RUNTIME_DIR"
     /// This replica's name, unique among the service's replicas (default: host name and process id).

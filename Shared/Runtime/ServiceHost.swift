@@ -14,14 +14,47 @@ public struct ServiceDefinition: Sendable {
     public var migrations: [Migration]
     /// Services this one calls; their replicas are found like the gateway finds them.
     public var calls: [String]
+    /// Work the service does by itself on its database, besides answering calls.
+    public var upkeep: [Upkeep]
     public var makeMethods: @Sendable (ServiceEnvironment) throws -> RPCMethods
 
-    public init(name: String, migrations: [Migration] = [], calls: [String] = [],
+    public init(name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [],
                 makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }) {
         self.name = name
         self.migrations = migrations
         self.calls = calls
+        self.upkeep = upkeep
         self.makeMethods = makeMethods
+    }
+}
+
+/// A service's own periodic work on its database (creating partitions ahead, for example): run once after the
+/// migrations, before the replica answers calls, and again every `interval` while it runs. Every replica runs it,
+/// so it must be safe to run twice at once (take an advisory lock). A failure is logged and tried again next time.
+public struct Upkeep: Sendable {
+    public var name: String
+    public var interval: Duration
+    public var work: @Sendable (PostgresClient, Logger) async throws -> Void
+
+    public init(_ name: String, every interval: Duration, _ work: @escaping @Sendable (PostgresClient, Logger) async throws -> Void) {
+        self.name = name
+        self.interval = interval
+        self.work = work
+    }
+
+    func runOnce(on database: PostgresClient, logger: Logger) async {
+        do {
+            try await work(database, logger)
+        } catch {
+            logger.warning("upkeep failed; it runs again later", metadata: ["upkeep": .string(name), "error": .string(DatabaseErrors.logDescription(error))])
+        }
+    }
+
+    /// Until cancelled.
+    func repeatedly(on database: PostgresClient, logger: Logger) async {
+        while (try? await Task.sleep(for: interval)) != nil {
+            await runOnce(on: database, logger: logger)
+        }
     }
 }
 
@@ -31,14 +64,19 @@ public struct ServiceEnvironment: Sendable {
     public let instance: String
     public let configuration: Configuration
     public let database: Database
+    /// Where reads that may be large and may lag a moment go (the researcher exports): the read-only replica
+    /// `CUSTODIAN_DATABASE_READ_URL` names, else `database`.
+    public let readDatabase: Database
     public let services: RPCClient
     public let logger: Logger
 
-    public init(name: String, instance: String, configuration: Configuration, database: Database, services: RPCClient, logger: Logger) {
+    public init(name: String, instance: String, configuration: Configuration, database: Database, readDatabase: Database? = nil,
+                services: RPCClient, logger: Logger) {
         self.name = name
         self.instance = instance
         self.configuration = configuration
         self.database = database
+        self.readDatabase = readDatabase ?? database
         self.services = services
         self.logger = logger
     }
@@ -49,7 +87,7 @@ public struct ServiceEnvironment: Sendable {
 public enum ServiceHost {
     public static func main(_ definition: ServiceDefinition) async {
         do {
-            if let (kind, arguments) = try ServiceProbe.requested(in: Array(CommandLine.arguments.dropFirst())) {
+            if let (kind, arguments) = try ProbeKind.requested(in: Array(CommandLine.arguments.dropFirst())) {
                 exit(await ServiceProbe.run(kind, service: definition.name, configuration: try Configuration(arguments: arguments)))
             }
         } catch {
@@ -82,26 +120,32 @@ public enum ServiceHost {
 
         let pool = PostgresClient(
             url: databaseURL, poolSize: try configuration.int(RuntimeKey.databasePoolSize, default: 10), logger: logger)
-        let database = Database(
-            client: pool, waitTimeout: try configuration.duration(RuntimeKey.databaseWaitTimeout, default: Database.defaultWaitTimeout))
+        let waitTimeout = try configuration.duration(RuntimeKey.databaseWaitTimeout, default: Database.defaultWaitTimeout)
+        let database = Database(client: pool, waitTimeout: waitTimeout)
+        let readPool = try configuration[RuntimeKey.databaseReadURL].map {
+            PostgresClient(url: try DatabaseURL($0), poolSize: try configuration.int(RuntimeKey.databasePoolSize, default: 10), logger: logger)
+        }
         let client = try RPCClient.platform(for: definition.calls, configuration: configuration, logger: logger)
         let environment = ServiceEnvironment(
-            name: definition.name, instance: instance, configuration: configuration, database: database, services: client, logger: logger)
+            name: definition.name, instance: instance, configuration: configuration, database: database,
+            readDatabase: readPool.map { Database(client: $0, waitTimeout: waitTimeout) }, services: client, logger: logger)
 
         let methods = try methods(of: definition, environment: environment)
         let server = RPCServer(
             configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize, tls: try RPCTLS(configuration: configuration),
-                                 allowedCallers: Platform.callers[definition.name]),
+                                 // Its own replicas too: `<service> --probe` in a pod holds only the service's certificate.
+                                 allowedCallers: Platform.callers[definition.name].map { $0.union([definition.name]) }),
             methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })
         let migrated = MigratedService(
             server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),
-            database: pool, logger: logger)
+            upkeep: definition.upkeep, database: pool, logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: pool),
             .init(service: client),
             .init(service: migrated),
         ]
+        if let readPool { services.insert(.init(service: readPool), at: 1) }
         if let watch = ParentWatch(configuration: configuration) {
             services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -115,8 +159,12 @@ public enum ServiceHost {
     }
 
     static func defaultInstanceName() -> String {
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
-        return "\(host)-\(getpid())"
+        "\(hostLabel())-\(getpid())"
+    }
+
+    /// This host's name up to its first dot: a container's host name is its id, unique among the replicas.
+    static func hostLabel() -> String {
+        ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
     }
 
     static func listenEndpoint(service: String, instance: String, configuration: Configuration) throws -> Endpoint {
@@ -127,10 +175,12 @@ public enum ServiceHost {
 
 }
 
-/// Runs the migrations once the database client is running, then serves RPC.
+/// Runs the migrations once the database client is running, then the upkeep once, then serves RPC while the
+/// upkeep repeats.
 struct MigratedService: Service {
     let server: RPCServer
     let runner: MigrationRunner
+    let upkeep: [Upkeep]
     let database: PostgresClient
     let logger: Logger
 
@@ -148,7 +198,14 @@ struct MigratedService: Service {
                 try await Task.sleep(for: .seconds(1))
             }
         }
-        try await server.run()
+        for upkeep in upkeep { await upkeep.runOnce(on: database, logger: logger) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for upkeep in upkeep {
+                group.addTask { [database, logger] in await upkeep.repeatedly(on: database, logger: logger) }
+            }
+            try await server.run()
+            group.cancelAll()
+        }
     }
 }
 

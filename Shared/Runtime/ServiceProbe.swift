@@ -4,44 +4,23 @@ import Foundation
 import Logging
 
 /// `<service> --probe live|ready`: asks the replica this environment describes (`CUSTODIAN_LISTEN`, or the runtime
-/// directory and `CUSTODIAN_INSTANCE`) for `system.health` over RPC, as a Kubernetes exec probe does, and exits 0 or 1.
+/// directory and `CUSTODIAN_INSTANCE`, or else this host's one replica) for `system.health` over RPC, as a Kubernetes
+/// exec probe or a compose healthcheck does, and exits 0 or 1.
 /// `live`: the replica answers at all; `ready`: it answers and reaches its database.
 enum ServiceProbe {
-    enum Kind: String {
-        case live, ready
-    }
-
-    /// The probe asked for on the command line, and the other arguments. Only the flag starts one: a setting in the
-    /// environment must never turn a service into its own probe.
-    static func requested(in arguments: [String]) throws -> (Kind, [String])? {
-        guard let index = arguments.firstIndex(where: { $0 == "--probe" || $0.hasPrefix("--probe=") }) else { return nil }
-        var rest = arguments
-        let value: String
-        if arguments[index].hasPrefix("--probe=") {
-            value = String(arguments[index].dropFirst("--probe=".count))
-            rest.remove(at: index)
-        } else {
-            guard index + 1 < arguments.count else { throw ConfigurationError(message: "--probe needs live or ready") }
-            value = arguments[index + 1]
-            rest.removeSubrange(index...(index + 1))
-        }
-        guard let kind = Kind(rawValue: value) else { throw ConfigurationError(message: "--probe needs live or ready, not '\(value)'") }
-        return (kind, rest)
-    }
-
     /// 0 when the replica passes, 1 when it does not (with the reason on standard error).
-    static func run(_ kind: Kind, service: String, configuration: Configuration) async -> Int32 {
+    static func run(_ kind: ProbeKind, service: String, configuration: Configuration) async -> Int32 {
         var logger = Logger(label: "probe")
         logger.logLevel = .critical
         do {
-            guard configuration[RuntimeKey.listen] != nil || configuration[RuntimeKey.instance] != nil else {
-                throw ConfigurationError(message: "set CUSTODIAN_LISTEN or CUSTODIAN_INSTANCE: the probe must know which replica to ask")
-            }
-            let instance = configuration.string(RuntimeKey.instance, default: "")
+            let instance = try configuration[RuntimeKey.instance] ?? replicaOfThisHost(service: service, configuration: configuration)
             var endpoint = try ServiceHost.listenEndpoint(service: service, instance: instance, configuration: configuration)
             // A replica listening on every address is asked on this host's own.
             if case .tcp(let host, let port) = endpoint, host == "0.0.0.0" || host == "::" { endpoint = .tcp(host: "127.0.0.1", port: port) }
-            let client = RPCClient(services: [service: .endpoints([endpoint])], logger: logger)
+            // As any caller: over TCP with the replica's own mutual-TLS material, which its service accepts.
+            var probeConfiguration = configuration
+            probeConfiguration.set(RuntimeKey.endpoints(of: service), endpoint.description)
+            let client = try RPCClient.platform(for: [service], configuration: probeConfiguration, logger: logger)
             defer { client.shutdown() }
             let health = try await client.call(
                 SystemMethods.health, on: service, context: .background("probe", timeout: 5), timeout: .seconds(5))
@@ -55,5 +34,22 @@ enum ServiceProbe {
             FileHandle.standardError.write(Data("\(service): \(kind.rawValue) probe failed: \(error)\n".utf8))
             return 1
         }
+    }
+
+    /// Without `CUSTODIAN_LISTEN` or `CUSTODIAN_INSTANCE`, the replica is named after its host and process id
+    /// (`<host>-<pid>`), which the probe cannot know; but in a container (a compose service scaled with `--scale`)
+    /// this host runs exactly one replica, so its one socket named after the host is the one to ask.
+    static func replicaOfThisHost(service: String, configuration: Configuration) throws -> String {
+        if configuration[RuntimeKey.listen] != nil { return "" }
+        let directory = RuntimeDirectory(configuration: configuration).serviceDirectory(service)
+        let prefix = ServiceHost.hostLabel() + "-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let instances = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".sock") }.map { String($0.dropLast(".sock".count)) }
+        guard instances.count == 1, let instance = instances.first else {
+            throw ConfigurationError(message: instances.isEmpty
+                ? "no replica of \(service) on this host has a socket in \(directory) (\(prefix)*.sock); set CUSTODIAN_LISTEN or CUSTODIAN_INSTANCE to name the replica to ask"
+                : "\(instances.count) replicas of \(service) run on this host (\(instances.sorted().joined(separator: ", "))); set CUSTODIAN_INSTANCE to name the one to ask")
+        }
+        return instance
     }
 }

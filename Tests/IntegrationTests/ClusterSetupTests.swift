@@ -68,5 +68,39 @@ struct ClusterSetupTests {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+
+        // A real `devices` replica on TCP as a pod runs it, with setup's folder, and the exec probe run beside it
+        // with the same environment: the replica accepts its own certificate's probe.
+        let port = try FreePort.find()
+        func environment(_ process: String) -> [String: String] {
+            [
+                "CUSTODIAN_LISTEN": "tcp://0.0.0.0:\(port)", "CUSTODIAN_INSTANCE": "devices-tcp",
+                "CUSTODIAN_DATABASE_URL_FILE": "\(secrets)/devices/database.url", "CUSTODIAN_SEALING_KEY_FILE": "\(secrets)/devices/sealing-key",
+                "CUSTODIAN_LINKS_ENDPOINTS": "tcp://127.0.0.1:9",
+                "CUSTODIAN_RPC_TLS_CA_FILE": "\(secrets)/\(process)/rpc/ca.pem",
+                "CUSTODIAN_RPC_TLS_CERTIFICATE_FILE": "\(secrets)/\(process)/rpc/cert.pem",
+                "CUSTODIAN_RPC_TLS_KEY_FILE": "\(secrets)/\(process)/rpc/key.pem",
+            ]
+        }
+        let replica = Process()
+        replica.executableURL = URL(fileURLWithPath: platform.binaries + "/devices")
+        replica.environment = ProcessInfo.processInfo.environment.merging(environment("devices")) { $1 }
+        replica.standardOutput = FileHandle.nullDevice
+        replica.standardError = FileHandle.nullDevice
+        try replica.run()
+        defer {
+            replica.terminate()
+            replica.waitUntilExit()
+        }
+        var ready = try await RunningPlatform.run(platform.binaries + "/devices", ["--probe", "ready"], environment: environment("devices"))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ready.status != 0, replica.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            ready = try await RunningPlatform.run(platform.binaries + "/devices", ["--probe", "ready"], environment: environment("devices"))
+        }
+        #expect(ready.status == 0 && ready.output.contains("devices devices-tcp: ready"), "\(ready)")
+        // The probe of another process's folder is a caller `devices` does not accept.
+        let stranger = try await RunningPlatform.run(platform.binaries + "/devices", ["--probe", "live"], environment: environment("links"))
+        #expect(stranger.status == 1, "\(stranger)")
     }
 }

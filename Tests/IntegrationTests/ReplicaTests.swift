@@ -1,4 +1,5 @@
 import CustodianRPC
+import CustodianRuntime
 import Foundation
 import Synchronization
 import Testing
@@ -120,6 +121,52 @@ struct ReplicaTests {
         #expect(missing.status == 1 && missing.output.contains("live probe failed"), "\(missing)")
         let wrong = try await probe(["--probe", "sideways"], instance: "devices-1")
         #expect(wrong.status == 2 && wrong.output.contains("--probe needs live or ready"), "\(wrong)")
+    }
+
+    /// A compose healthcheck names no replica: in a container the replica's socket is named after the host and its
+    /// process id, and the probe asks the one socket of this host.
+    @Test func aProbeFindsTheOneReplicaOfItsHost() async throws {
+        let platform = try platform
+        let runtime = "/tmp/cpr-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: runtime + "/devices", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        func probe() async throws -> (status: Int32, output: String) {
+            try await RunningPlatform.run(platform.binaries + "/devices", ["--probe", "ready"], environment: [
+                "CUSTODIAN_RUNTIME_DIR": runtime, "CUSTODIAN_DATABASE_URL": "",
+            ])
+        }
+        let none = try await probe()
+        #expect(none.status == 1 && none.output.contains("no replica of devices on this host"), "\(none)")
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(runtime)/devices/\(host)-4242.sock", withDestinationPath: platform.dataDirectory + "/run/devices/devices-2.sock")
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(runtime)/devices/elsewhere-1.sock", withDestinationPath: platform.dataDirectory + "/run/devices/devices-1.sock")
+        let found = try await probe()
+        #expect(found.status == 0 && found.output.contains("devices devices-2: ready"), "\(found)")
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(runtime)/devices/\(host)-4343.sock", withDestinationPath: platform.dataDirectory + "/run/devices/devices-1.sock")
+        let two = try await probe()
+        #expect(two.status == 1 && two.output.contains("2 replicas of devices run on this host"), "\(two)")
+    }
+
+    /// What a compose healthcheck of the gateway runs: `GET /healthz` or `/readyz` on its own port.
+    @Test func theGatewayAnswersItsProbes() async throws {
+        let platform = try platform
+        let port = try #require(URLComponents(string: platform.baseURL)?.port)
+        func probe(_ kind: String, port: Int) async throws -> (status: Int32, output: String) {
+            try await RunningPlatform.run(platform.binaries + "/gateway", ["--probe", kind], environment: [
+                "CUSTODIAN_HTTP_PORT": String(port),
+                "CUSTODIAN_TLS_CERTIFICATE": platform.dataDirectory + "/tls/cert.pem",
+                "CUSTODIAN_TLS_KEY": platform.dataDirectory + "/tls/key.pem",
+            ])
+        }
+        let ready = try await probe("ready", port: port)
+        #expect(ready.status == 0 && ready.output.contains("gateway: ready"), "\(ready)")
+        let live = try await probe("live", port: port)
+        #expect(live.status == 0 && live.output.contains("gateway: live"), "\(live)")
+        let nobody = try await probe("live", port: try FreePort.find())
+        #expect(nobody.status == 1 && nobody.output.contains("live probe failed"), "\(nobody)")
     }
 
     @Test func aRollingRestartFailsNoRequest() async throws {

@@ -117,5 +117,33 @@ enum DevicesMigrations {
         Migration(4, "sealed device activation tokens", [
             "ALTER TABLE devices.devices ADD COLUMN activation_token_sealed bytea",
         ]),
+        // Measurements grow without bound in a long study: one partition a month (UTC), so an old month can be
+        // detached and archived without touching the rest. Rows outside every monthly partition go to the default
+        // one; `MeasurementPartitions` creates the months ahead, and moves such rows when their month gets its own.
+        Migration(5, "measurements partitioned by month", [
+            "ALTER TABLE devices.measurements RENAME TO measurements_unpartitioned",
+            "ALTER INDEX devices.measurements_pkey RENAME TO measurements_unpartitioned_pkey",
+            "ALTER INDEX devices.measurements_by_device_time RENAME TO measurements_unpartitioned_by_device_time",
+            """
+            CREATE TABLE devices.measurements (
+                device_id bigint NOT NULL REFERENCES devices.devices (id) ON DELETE CASCADE,
+                property_id integer NOT NULL REFERENCES devices.properties (id),
+                timestamp timestamptz NOT NULL,
+                value text NOT NULL,
+                upload_id bigint NOT NULL REFERENCES devices.uploads (id) ON DELETE CASCADE,
+                PRIMARY KEY (device_id, property_id, timestamp))
+            PARTITION BY RANGE (timestamp)
+            """,
+            "CREATE INDEX measurements_by_device_time ON devices.measurements (device_id, timestamp DESC)",
+            "CREATE TABLE devices.measurements_default PARTITION OF devices.measurements DEFAULT",
+            MeasurementPartitions.createFunction,
+            """
+            SELECT devices.create_measurement_partition(month)
+            FROM (SELECT DISTINCT date_trunc('month', timestamp AT TIME ZONE 'UTC')::date AS month
+                  FROM devices.measurements_unpartitioned) AS months
+            """,
+            "INSERT INTO devices.measurements SELECT * FROM devices.measurements_unpartitioned",
+            "DROP TABLE devices.measurements_unpartitioned",
+        ]),
     ]
 }

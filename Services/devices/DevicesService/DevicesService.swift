@@ -5,7 +5,9 @@ import CustodianSecurity
 
 /// Twomes accounts, buildings, device types, devices and measurements; OpenSense devices, configuration and uploads.
 public enum DevicesService {
-    public static let definition = ServiceDefinition(name: "devices", migrations: DevicesMigrations.all, calls: ["links"]) { environment in
+    public static let definition = ServiceDefinition(
+        name: "devices", migrations: DevicesMigrations.all, calls: ["links"], upkeep: [MeasurementPartitions.upkeep]
+    ) { environment in
         let database = environment.database
         let sessions = Sessions(database: database)
         let accounts = Accounts(
@@ -42,8 +44,9 @@ public enum DevicesService {
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }
-        let measurementExport = MeasurementExport(database: database)
-        let openSenseExport = OpenSenseExport(database: database)
+        // Exports may be large: they read the replica when one is configured, not the primary that takes uploads.
+        let measurementExport = MeasurementExport(database: environment.readDatabase)
+        let openSenseExport = OpenSenseExport(database: environment.readDatabase)
         methods.register(DevicesMethods.measurementsExport, requires: [.admin], work: .cpuHeavy) { try await measurementExport.page($0, context: $1) }
         methods.register(DevicesMethods.opensenseExport, requires: [.admin], work: .cpuHeavy) { try await openSenseExport.page($0, context: $1) }
         return methods

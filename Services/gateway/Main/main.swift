@@ -4,6 +4,14 @@ import GatewayKit
 import Logging
 import ServiceLifecycle
 
+do {
+    if let (kind, arguments) = try ProbeKind.requested(in: Array(CommandLine.arguments.dropFirst())) {
+        exit(await GatewayProbe.run(kind, configuration: try Configuration(arguments: arguments)))
+    }
+} catch {
+    FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
+    exit(2)
+}
 let (configuration, logger) = ProcessStart.begin(named: "gateway")
 do {
     let app = try buildApplication(configuration: configuration, logger: logger) { port in

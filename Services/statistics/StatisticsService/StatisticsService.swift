@@ -10,7 +10,7 @@ public enum StatisticsService {
     public static let definition = ServiceDefinition(name: "statistics", migrations: migrations) { environment in
         let database = environment.database
         let reference = ReferenceData(database: database)
-        let submissions = Submissions(database: database, reference: reference)
+        let submissions = Submissions(database: database, exportDatabase: environment.readDatabase, reference: reference)
         let figures = CovidFigures(database: database)
 
         var methods = RPCMethods()

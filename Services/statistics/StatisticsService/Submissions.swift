@@ -10,10 +10,13 @@ import PostgresNIO
 /// exported for researchers without any device identifier.
 public struct Submissions: Sendable {
     let database: Database
+    /// The researcher export reads here (a read-only replica when one is configured).
+    let exportDatabase: Database
     let reference: ReferenceData
 
-    public init(database: Database, reference: ReferenceData) {
+    public init(database: Database, exportDatabase: Database? = nil, reference: ReferenceData) {
         self.database = database
+        self.exportDatabase = exportDatabase ?? database
         self.reference = reference
     }
 
@@ -102,7 +105,7 @@ public struct Submissions: Sendable {
         guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
             throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
         }
-        let rows = try await database.query(
+        let rows = try await exportDatabase.query(
             """
             SELECT id, to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, country, language, age, is_symptomatic, symptoms,
                 positive_test_date, negative_test_date
