@@ -4,9 +4,10 @@ set -euo pipefail
 
 # zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
 # libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them; libimage-exiftool-perl
-# (exiftool) sets capture times and reads the written GPS tags back in the tests.
+# (exiftool) sets capture times and reads the written GPS tags back in the tests. python3-venv: the tests run
+# Deploy/dev/validate-manifests.sh, which installs kubernetes-validate into a virtual environment.
 packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin
-          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl)
+          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
