@@ -7,3 +7,8 @@ cd "$(dirname "$0")/../.."
 # The integration suite runs the executables, so build every product, not just the test bundle.
 swift build --build-tests
 swift test --skip-build "$@"
+# With no filter, the scripts that put the whole platform under load and faults run too, one after another, so the
+# tests above do not compete with them for the cores.
+if [ $# -eq 0 ]; then
+  FAULTS_DURATION=30s ./Deploy/dev/replica-faults.sh
+fi
