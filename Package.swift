@@ -392,6 +392,7 @@ let package = Package(
                 "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/GatewayTests"
         ),

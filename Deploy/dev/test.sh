@@ -11,4 +11,5 @@ swift test --skip-build "$@"
 # tests above do not compete with them for the cores.
 if [ $# -eq 0 ]; then
   FAULTS_DURATION=30s ./Deploy/dev/replica-faults.sh
+  ./Deploy/dev/chaos.sh
 fi

@@ -4,8 +4,8 @@
 #
 #   Deploy/dev/validate-manifests.sh
 #
-# kubernetes-validate is installed into a virtual environment of its own, made on first use:
-# ${CUSTODIAN_TOOLS_VENV:-$HOME/.cache/custodian/tools-venv}. Exits non-zero when any manifest fails.
+# kubernetes-validate is installed into the tools' virtual environment (Deploy/dev/python-tools.sh), made on first
+# use. Exits non-zero when any manifest fails.
 #
 # What it cannot check with those schemas, and what it does instead:
 # - kustomization.yaml is kustomize's file, not a Kubernetes object: it is not validated as one. Every file it lists
@@ -18,33 +18,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# The newest Kubernetes release whose schemas this kubernetes-validate ships (`kubernetes-validate --help` names it).
-validator_version=1.37.0
+# The newest Kubernetes release whose schemas the pinned kubernetes-validate ships (`kubernetes-validate --help`).
 kubernetes_version=1.37.0
 # apiVersion/kind of the custom resources the examples use.
 custom_resources=("postgresql.cnpg.io/v1/Cluster")
 
-venv=${CUSTODIAN_TOOLS_VENV:-$HOME/.cache/custodian/tools-venv}
-
-install_python() {
-  # As Deploy/dev/install-dependencies.sh installs Debian packages: with sudo unless root.
-  echo "Installing python3 python3-venv python3-pip ..."
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip >/dev/null
-}
-
-if [ "$("$venv/bin/kubernetes-validate" --version 2>/dev/null)" != "$validator_version" ]; then
-  command -v python3 >/dev/null || install_python
-  # Debian's python3 makes a venv only with python3-venv (ensurepip) installed.
-  if ! python3 -m venv --clear "$venv" >/dev/null 2>&1; then
-    install_python
-    python3 -m venv --clear "$venv"
-  fi
-  "$venv/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$validator_version"
-fi
+# kubernetes-validate, pinned there, in the tools' virtual environment: $tools/kubernetes-validate.
+source Deploy/dev/python-tools.sh
+venv=$tools_venv
 
 mapfile -t manifests < <(find Deploy/k8s -name '*.yaml' ! -name kustomization.yaml | LC_ALL=C sort)
 [ ${#manifests[@]} -gt 0 ] || { echo "no manifests under Deploy/k8s" >&2; exit 1; }
@@ -130,7 +111,7 @@ else
 fi
 
 if [ $status -eq 0 ]; then
-  echo "OK: ${#manifests[@]} files under Deploy/k8s valid for Kubernetes $kubernetes_version (kubernetes-validate $validator_version --strict)"
+  echo "OK: ${#manifests[@]} files under Deploy/k8s valid for Kubernetes $kubernetes_version (kubernetes-validate $("$venv/bin/kubernetes-validate" --version) --strict)"
 else
   echo "FAILED: Deploy/k8s has invalid manifests (Kubernetes $kubernetes_version)" >&2
 fi

@@ -23,6 +23,7 @@ public func buildApplication(
     }
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
     HealthRoutes(rpc: rpc, services: services, metrics: metrics).add(to: router)
+    DocumentationRoutes().add(to: router)
 
     let http = HTTPServerBuilder { responder in
         GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections)

@@ -1,0 +1,150 @@
+import CustodianRPC
+import CustodianProcess
+import Foundation
+@testable import GatewayKit
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import Yams
+
+/// docs/openapi.yaml describes every route the gateway serves, and nothing else: checked against the route table in
+/// both directions, validated by a real OpenAPI validator, and served (with its reference page) as written.
+@Suite("OpenAPI document")
+struct OpenAPIDocumentTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The routes the gateway answers itself, without a service.
+    static let ownRoutes: Set<String> = ["GET /", "GET /docs", "GET /openapi.json", "GET /healthz", "GET /readyz", "GET /metrics"]
+    static let methods = ["get", "put", "post", "patch", "delete"]
+
+    let document = OpenAPIDocument.value
+
+    func operation(_ route: Route) -> JSONValue? {
+        document["paths"]?[route.path]?[route.method.rawValue.lowercased()]
+    }
+
+    @Test func theServedDocumentIsDocsOpenAPIYaml() throws {
+        let yaml = try String(contentsOf: Self.repository.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+        let loaded = try #require(try Yams.load(yaml: yaml))
+        let json = try JSONSerialization.data(withJSONObject: loaded)
+        let written = try JSONValue.parse(Array(json), maximumDepth: 128)
+        #expect(written == document, "Services/gateway/GatewayKit/OpenAPI/OpenAPIDocument+Text.swift differs from docs/openapi.yaml: run Deploy/dev/openapi.sh")
+        #expect(document["openapi"]?.stringValue == "3.1.0")
+    }
+
+    @Test func everyRouteIsDocumentedAsItIsServed() throws {
+        for route in RouteTable.all {
+            let name = "\(route.method.rawValue) \(route.path)"
+            guard let operation = operation(route) else {
+                Issue.record("\(name) (\(route.rpcMethod)) is not in docs/openapi.yaml")
+                continue
+            }
+            let expected: [[String: [String]]] = switch route.auth {
+            case .none: []
+            case .admin: [["adminToken": []]]
+            case .jwt: [["accessToken": []]]
+            case .opaque(let kind): [[kind == .device ? "twomesDeviceToken" : "twomesAccountToken": []]]
+            case .signature: [["geotagKey": [], "geotagTimestamp": [], "geotagSignature": []]]
+            }
+            let security = (operation["security"].flatMap(Self.array) ?? []).map { requirement in
+                (Self.object(requirement) ?? [:]).mapValues { (Self.array($0) ?? []).compactMap(\.stringValue) }
+            }
+            #expect(security == expected, "\(name): security \(security), but the route's auth is \(route.auth)")
+
+            let responses = Self.object(operation["responses"] ?? .null) ?? [:]
+            #expect(responses[String(route.successStatus.code)] != nil, "\(name): its success status \(route.successStatus.code) is not documented")
+            // Any routed call may meet a rate limit, a service or database that is down, or a service that is too slow.
+            for status in ["429", "503", "504"] {
+                #expect(responses[status] != nil, "\(name): \(status) is not documented")
+            }
+            if route.method == .post || route.method == .put {
+                #expect(responses["400"] != nil, "\(name): a malformed body's 400 is not documented")
+            }
+            if route.auth != .none {
+                #expect(responses["401"] != nil || responses["403"] != nil, "\(name): a missing credential's 401 or 403 is not documented")
+            }
+
+            let pathParameters = route.path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+            let documented = (operation["parameters"].flatMap(Self.array) ?? []).filter { $0["in"]?.stringValue == "path" }
+            for parameter in pathParameters {
+                let entry = documented.first { $0["name"]?.stringValue == parameter }
+                #expect(entry?["required"] == .bool(true), "\(name): path parameter \(parameter) is not documented as required")
+            }
+            #expect(documented.count == pathParameters.count, "\(name): documents path parameters the path does not have")
+            #expect(operation["operationId"]?.stringValue?.isEmpty == false, "\(name): no operationId")
+        }
+    }
+
+    @Test func everyDocumentedOperationIsServed() {
+        let served = Set(RouteTable.all.map { "\($0.method.rawValue) \($0.path)" }).union(Self.ownRoutes)
+        let paths = Self.object(document["paths"] ?? .null) ?? [:]
+        var operationIDs: [String: String] = [:]
+        for (path, item) in paths {
+            for method in Self.methods {
+                guard let operation = item[method] else { continue }
+                let name = "\(method.uppercased()) \(path)"
+                #expect(served.contains(name), "docs/openapi.yaml documents \(name), which the gateway does not serve")
+                if let id = operation["operationId"]?.stringValue {
+                    #expect(operationIDs[id] == nil, "operationId \(id) is used by \(name) and \(operationIDs[id] ?? "")")
+                    operationIDs[id] = name
+                }
+            }
+        }
+        #expect(operationIDs.count == RouteTable.all.count + Self.ownRoutes.count)
+    }
+
+    /// openapi-spec-validator (PyPI), in the tools' virtual environment the script makes.
+    @Test func aValidatorAcceptsTheDocument() throws {
+        let process = Process()
+        process.executableURL = Self.repository.appendingPathComponent("Deploy/dev/validate-openapi.sh")
+        process.currentDirectoryURL = Self.repository
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+    }
+
+    @Test func theGatewayServesTheDocumentItsReferenceAndAHomePage() async throws {
+        let configuration = try Configuration(environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_RUNTIME_DIR": "/tmp/cgw-openapi"], arguments: [])
+        let app = try buildApplication(configuration: configuration, logger: Logger(label: "openapi-tests"))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                let served = try JSONValue.parse(Array(buffer: response.body), maximumDepth: 128)
+                #expect(served == document)
+            }
+            try await client.execute(uri: "/docs", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let policy = response.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("default-src 'none'") && !policy.contains("unsafe") && !policy.contains("script-src"))
+                let html = String(buffer: response.body)
+                // Nothing fetched from elsewhere: no script, no external stylesheet, font or image.
+                #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("src=\"http"))
+                for route in RouteTable.all {
+                    let path = route.path.replacingOccurrences(of: "&", with: "&amp;")
+                    #expect(html.contains("\(route.method.rawValue)</span> <code>\(path)</code>"), "/docs does not show \(route.method.rawValue) \(route.path)")
+                }
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(html.contains("href=\"/docs\"") && html.contains("href=\"/openapi.json\""))
+            }
+        }
+    }
+
+    static func array(_ value: JSONValue) -> [JSONValue]? {
+        if case .array(let values) = value { return values }
+        return nil
+    }
+
+    static func object(_ value: JSONValue) -> [String: JSONValue]? {
+        if case .object(let fields) = value { return fields }
+        return nil
+    }
+}
