@@ -70,17 +70,23 @@ final class EndpointPool: Sendable {
     }
 
     /// A call went wrong: the replica is ejected for a while, longer each time (a single timeout may be the call's
-    /// own fault, so only a second one running counts).
+    /// own fault, so only a second one running counts). A replica ejected for timeouts also loses its connections:
+    /// over a network that dropped packets they sit in TCP's retransmission backoff (seconds, growing to minutes)
+    /// long after the replica is reachable again, so the call that probes it after the ejection must open a new one.
     func recordFailure(_ failure: Failure) {
-        state.withLock { state in
+        let stale: [RPCConnection] = state.withLock { state in
             if failure == .timeout {
                 state.timeouts += 1
-                guard state.timeouts >= 2 else { return }
+                guard state.timeouts >= 2 else { return [] }
             }
             state.failures += 1
             let factor = Int64(1) << min(state.failures - 1, 3)
             state.ejectedUntil = .now() + .nanoseconds(settings.downInterval.nanoseconds * factor)
+            guard failure == .timeout else { return [] }
+            defer { state.connections.removeAll() }
+            return state.connections
         }
+        for connection in stale { connection.close() }
     }
 
     func connection() async throws -> RPCConnection {

@@ -64,7 +64,24 @@ public struct HTTPInput: Codable, Sendable {
             let data = try JSONEncoder().encode(body)
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
+            // Foundation reports a number that does not fit an integer field (1.5, 1e20) as corrupt data without a
+            // path; the body is valid JSON, so that number is the problem: name it when it is the only candidate.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                let candidates = Self.numbersThatAreNotIntegers(in: body, at: [])
+                throw RPCError.validation(location: ["body"] + (candidates.count == 1 ? candidates[0] : []),
+                                          message: "value is not a valid integer", type: "type_error.integer")
+            }
             throw RPCError.validation(location: ["body"] + Self.location(of: error), message: Self.message(of: error), type: Self.type(of: error))
+        }
+    }
+
+    /// Where the body holds numbers that no integer field takes (fractions, and integers beyond 64 bits).
+    static func numbersThatAreNotIntegers(in value: JSONValue, at location: [String]) -> [[String]] {
+        switch value {
+        case .double: [location]
+        case .array(let values): values.enumerated().flatMap { numbersThatAreNotIntegers(in: $1, at: location + [String($0)]) }
+        case .object(let fields): fields.keys.sorted().flatMap { key in fields[key].map { numbersThatAreNotIntegers(in: $0, at: location + [key]) } ?? [] }
+        default: []
         }
     }
 

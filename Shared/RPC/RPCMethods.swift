@@ -111,8 +111,9 @@ private struct RPCParamsEnvelope<Input: Codable & Sendable>: Decodable {
     var params: RPCParams<Input>?
 }
 
-/// Where each JSON decoding error points, in words a client developer can act on.
-public func describe(_ error: DecodingError) -> String {
+/// Where each JSON decoding error points, in words a client developer can act on. With the `body` that was decoded,
+/// a number that fits no integer field is named too (Foundation reports it without a path).
+public func describe(_ error: DecodingError, in body: JSONValue? = nil) -> String {
     func path(_ codingPath: [any CodingKey]) -> String {
         let parts = codingPath.map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }
         let joined = parts.reduce("") { result, part in
@@ -128,6 +129,10 @@ public func describe(_ error: DecodingError) -> String {
     case .valueNotFound(let type, let context):
         return "\(path(context.codingPath)) must be \(typeName(type)), not null"
     case .dataCorrupted(let context):
+        if context.codingPath.isEmpty, let body {
+            let candidates = HTTPInput.numbersThatAreNotIntegers(in: body, at: [])
+            return candidates.count == 1 ? "\(path(candidates[0].map { StringKey($0) })) must be an integer" : "a number in the body must be an integer"
+        }
         if context.codingPath.isEmpty { return "the body is not valid JSON" }
         return "\(path(context.codingPath)): \(context.debugDescription)"
     @unknown default:
@@ -162,4 +167,18 @@ enum JSONKind {
             self = name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") ? .array : .object
         }
     }
+}
+
+/// A coding key made of a location's part, to name it like a decoder's path.
+private struct StringKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(_ part: String) {
+        stringValue = part
+        intValue = Int(part)
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) { self.init(String(intValue)) }
 }

@@ -20,6 +20,19 @@ public enum ResearcherExport {
         }
     }
 
+    /// A time bound from the query as the researcher typed it. A `+` in a query is a space (forms, and the FastAPI
+    /// the Twomes tools were written against, read it so), which turns `…T04:40:00+00:00` pasted into a URL into
+    /// `…T04:40:00 00:00`; a space right before the offset can only have been that `+`.
+    public static func timeBound(_ text: String) -> String {
+        guard let space = text.lastIndex(of: " ") else { return text }
+        let offset = text[text.index(after: space)...]
+        let digits = offset.filter(\.isNumber).count
+        // Only after a time of day: `2020-03-29 13:00` is a day and a time, not a time and an offset.
+        guard space > text.startIndex, text[text.index(before: space)].isNumber, text[..<space].contains(":"), (digits == 2 || digits == 4),
+              offset.allSatisfy({ $0.isNumber || $0 == ":" }) else { return text }
+        return text[..<space] + "+" + offset
+    }
+
     /// `?format=csv|ndjson`, CSV when absent.
     public static func format(_ input: HTTPInput) throws -> Format {
         let text = try input.singleQueryValue("format") ?? "csv"

@@ -33,6 +33,12 @@ extension PlatformTests {
             #expect(records.count == 60)
             #expect(records.first??["value"] as? String == "20.0")
             #expect(records.first??["pseudonym"] as? Int == device.pseudonym)
+
+            // An offset's `+` pasted into the URL as it is (a query reads it as a space) means the same bound.
+            for to in ["2023-11-14T23:13:20+00:00", "2023-11-15T00:13:20+01:00", "2023-11-14T23:13:20%2B00:00"] {
+                let pasted = try await platform.request(.GET, "/admin/v1/measurements?pseudonym=\(device.pseudonym)&property=roomTemp&from=1700000000&to=\(to)&format=ndjson", admin: true)
+                #expect(pasted.status == 200 && pasted.text.split(separator: "\n").count == 60, "to=\(to): \(pasted.status) \(pasted.text.prefix(200))")
+            }
         }
 
         @Test func exportRequestsAreValidated() async throws {

@@ -47,6 +47,11 @@ extension PlatformTests {
             let missing = try await Self.post("/register", [])
             #expect(missing.status == 400)
             #expect(missing.text == #"{"error":"Missing device_id parameter"}"#)
+            // Control characters are not printable: nobody could read such an id back off a list.
+            for id in ["a\u{1}b", "a\u{7F}", "tab\there", "é"] {
+                let refused = try await platform.request(.POST, "/register", json: "{\"device_id\":\(String(decoding: try JSONEncoder().encode(id), as: UTF8.self))}")
+                #expect(refused.status == 400 && refused.text == #"{"error":"device_id must be at most 128 printable ASCII characters"}"#, "\(id): \(refused.text)")
+            }
             // JSON bodies work too.
             let json = try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#)
             #expect(json.status == 200)

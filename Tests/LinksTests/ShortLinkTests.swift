@@ -104,6 +104,12 @@ struct ShortLinkTests {
         #expect(throws: RPCError.badRequest("ttl_seconds must be an integer", reason: "invalid_body")) {
             try AdminShortLinkRequest.input(from: HTTPInput(body: ["app_url": "https://example.org/x", "ttl_seconds": "soon"]))
         }
+        // Numbers that no integer field takes are named as such, not called invalid JSON.
+        for number in [JSONValue.double(1.5), .double(1e20)] {
+            #expect(throws: RPCError.badRequest("ttl_seconds must be an integer", reason: "invalid_body")) {
+                try AdminShortLinkRequest.input(from: HTTPInput(body: ["app_url": "https://example.org/x", "ttl_seconds": number]))
+            }
+        }
         #expect(throws: RPCError.self) { try AdminShortLinkRequest.input(from: HTTPInput(body: .null)) }
         #expect(throws: RPCError.self) { try AdminShortLinkRequest.input(from: HTTPInput(body: ["x"])) }
     }

@@ -116,3 +116,40 @@ private struct RPCErrorResponse: Encodable, Sendable {
         try container.encode(error, forKey: .error)
     }
 }
+
+/// `HTTPInput.decodeBody`'s 422 names the field whose number fits no integer (Foundation's error has no path).
+@Suite("Body decoding errors")
+struct BodyDecodingErrorTests {
+    struct Symptom: Decodable {
+        var position: Int
+        var weight: Double?
+    }
+
+    @Test func aFractionOrAHugeNumberInAnIntegerFieldIsNamed() throws {
+        for number in [JSONValue.double(1.5), .double(1e20), .double(-1e300)] {
+            let error = try #require(throws: RPCError.self) {
+                try HTTPInput(body: ["position": number, "weight": 2]).decodeBody(as: Symptom.self)
+            }
+            #expect(error.code == .unprocessable)
+            #expect(error.message == "position: value is not a valid integer", "\(error)")
+        }
+        // With two candidates the field cannot be told, but the problem still can.
+        let both = try #require(throws: RPCError.self) {
+            try HTTPInput(body: ["position": .double(1.5), "weight": .double(2.5)]).decodeBody(as: Symptom.self)
+        }
+        #expect(both.message == "value is not a valid integer", "\(both)")
+    }
+}
+
+@Suite("Export time bounds")
+struct ExportTimeBoundTests {
+    @Test func aPlusReadAsASpaceBeforeAnOffsetIsAPlusAgain() {
+        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00 00:00") == "2026-11-22T04:40:00+00:00")
+        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00.5 0100") == "2026-11-22T04:40:00.5+0100")
+        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00 02") == "2026-11-22T04:40:00+02")
+        // Nothing else changes: a minus offset, Z, unix seconds, a space that is not before an offset.
+        for text in ["2026-11-22T04:40:00-05:00", "2026-11-22T04:40:00Z", "1700000000", "2020-03-29 13:00:09", "2020-03-29 13:00", "yesterday 12:00", " 00:00"] {
+            #expect(ResearcherExport.timeBound(text) == text)
+        }
+    }
+}

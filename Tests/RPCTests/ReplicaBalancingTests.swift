@@ -28,12 +28,20 @@ struct ReplicaBalancingTests {
         }
     }
 
-    /// Counts what it reads and answers nothing.
+    /// Counts what it reads and answers nothing; counts the connections the other side closed too.
     final class CountReads: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let reads: StartedCalls
-        init(_ reads: StartedCalls) { self.reads = reads }
+        let closes: StartedCalls?
+        init(_ reads: StartedCalls, closes: StartedCalls? = nil) {
+            self.reads = reads
+            self.closes = closes
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) { reads.record() }
+        func channelInactive(context: ChannelHandlerContext) {
+            closes?.record()
+            context.fireChannelInactive()
+        }
     }
 
     @Test func aCallGoesToTheReplicaWithFewerCallsInFlight() async throws {
@@ -136,6 +144,23 @@ struct ReplicaBalancingTests {
             let probes = Int(log2(elapsed + 1).rounded(.up)) + 1
             #expect(received.value >= 2 && received.value <= 2 + probes, "the silent replica got \(received.value) calls in \(elapsed) s")
         }
+    }
+
+    /// Over a network that dropped packets the old connections are stuck in TCP's backoff: the call after the
+    /// ejection must not queue behind them.
+    @Test func aReplicaEjectedForTimeoutsIsTriedAgainOnANewConnection() async throws {
+        let directory = try temporarySocketDirectory()
+        let (received, closed) = (StartedCalls(), StartedCalls())
+        let silent = try await FaultyReplica(path: "\(directory)/silent.sock") { CountReads(received, closes: closed) }
+        defer { silent.channel.close(promise: nil) }
+        let client = makeClient(directory: directory)
+        defer { client.shutdown() }
+        for index in 0..<3 {
+            _ = try? await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(timeout: 0.3), as: Echo.self)
+        }
+        // The second timeout ejected it and closed its connection; the third call opened a new one.
+        #expect(received.value == 3)
+        #expect(closed.value >= 1 && silent.accepts >= 2, "closed \(closed.value), accepted \(silent.accepts)")
     }
 }
 

@@ -6,7 +6,8 @@ import Foundation
 enum Export {
     /// A time bound from the query (`from`, `to`): ISO 8601 with an offset, or unix seconds.
     static func time(_ input: HTTPInput, _ name: String) throws -> Date? {
-        guard let text = input.query[name]?.first else { return nil }
+        guard let typed = input.query[name]?.first else { return nil }
+        let text = ResearcherExport.timeBound(typed)
         do {
             return try TwomesTime.parse(.string(text), at: ["query", name], requirePlausible: false)
         } catch {

@@ -141,7 +141,7 @@ struct OpenSense: Sendable {
 
     static func deviceID(_ input: HTTPInput) throws -> String {
         guard let deviceID = text(input.body.objectFields?["device_id"]) else { throw error("Missing device_id parameter") }
-        guard deviceID.count <= 128, deviceID.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+        guard deviceID.count <= 128, deviceID.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
             throw error("device_id must be at most 128 printable ASCII characters", reason: "invalid_device_id")
         }
         return deviceID

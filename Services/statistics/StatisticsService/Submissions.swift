@@ -146,7 +146,7 @@ public struct Submissions: Sendable {
     static func range(_ input: HTTPInput) throws -> (Date?, Date?) {
         func bound(_ name: String) throws -> Date? {
             guard let text = try input.singleQueryValue(name) else { return nil }
-            guard let date = LemonDate.parse(text) else {
+            guard let date = LemonDate.parse(ResearcherExport.timeBound(text)) else {
                 throw RPCError.badRequest("\(name) must be a day (2020-05-17) or an ISO 8601 time", reason: "invalid_query")
             }
             return date

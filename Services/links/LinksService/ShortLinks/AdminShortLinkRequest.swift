@@ -18,7 +18,7 @@ struct AdminShortLinkRequest: Decodable {
         do {
             request = try JSONDecoder().decode(AdminShortLinkRequest.self, from: JSONEncoder().encode(http.body))
         } catch let error as DecodingError {
-            throw RPCError.badRequest(describe(error), reason: "invalid_body")
+            throw RPCError.badRequest(describe(error, in: http.body), reason: "invalid_body")
         }
         return ShortLinkInput(appURL: request.app_url, title: request.title, ttlSeconds: request.ttl_seconds,
                               androidStoreURL: request.android_store_url, iosStoreURL: request.ios_store_url)
