@@ -4,10 +4,11 @@ set -euo pipefail
 
 # zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
 # libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them; libimage-exiftool-perl
-# (exiftool) sets capture times and reads the written GPS tags back in the tests. python3-venv: the tests run
-# Deploy/dev/validate-manifests.sh, which installs kubernetes-validate into a virtual environment.
+# (exiftool) sets capture times and reads the written GPS tags back in the tests. python3-venv: the Python test
+# tools live in a virtual environment (Deploy/dev/python-tools.sh). curl, iproute2 and openssl: the fault and
+# multi-host scripts (Deploy/dev/chaos.sh, multihost.sh) poll the platform, make network namespaces and try TLS.
 packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin
-          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv)
+          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv curl iproute2 openssl)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
