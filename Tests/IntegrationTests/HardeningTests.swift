@@ -171,7 +171,8 @@ struct HostileInputTests {
         _ = try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(canary)"}"#)
         _ = try await platform.request(.GET, "/admin/v1/measurements?from=\(canary)", admin: true)
         await #expect(throws: RPCError.badRequest("A value in the request cannot be stored", reason: "unstorable_value")) {
-            _ = try await platform.call("devices", "devices.opensense.register", input: HTTPInput(body: ["device_id": .string(canary + "\u{0}")]),
+            _ = try await platform.call("auth", "auth.oauth.token",
+                                        input: HTTPInput(body: ["grant_type": "password", "email": .string(canary + "\u{0}"), "password": "x"]),
                                         principal: nil, as: JSONValue.self)
         }
         try await Task.sleep(for: .milliseconds(300))

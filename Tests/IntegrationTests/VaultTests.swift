@@ -52,7 +52,7 @@ extension PlatformTests {
             let platform = try platform
             #expect(platform.output.contains("demo       users user_a@ownyourdata.eu"))
             let login = try await Self.login("user_a@ownyourdata.eu", "user_a")
-            #expect(login.json?["username"] as? String == "User A")
+            #expect(login.json?["username"] as? String == "User A", "\(login.status) \(login.text)")
             let token = try #require(login.json?["access_token"] as? String)
             let modules = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(token)).body) as? [[String: Any]])
             #expect(modules.map { $0["name"] as? String } == ["Location"])

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import Foundation
@@ -65,6 +66,7 @@ public final class ServiceHarness: Sendable {
             defer { group.cancelAll() }
             for name in names {
                 try await waitForSocket(RuntimeDirectory(configuration: configuration).socketPath(service: name, instance: "harness"))
+                try await waitForAnswer(from: name, client: client)
             }
             return try await body(harness)
         }
@@ -76,6 +78,21 @@ public final class ServiceHarness: Sendable {
         while !FileManager.default.fileExists(atPath: path) {
             guard ContinuousClock.now < deadline else { throw HarnessError("no service listened on \(path) within 60 s") }
             try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The socket file exists from the bind, a moment before the replica listens: until it answers, a connection
+    /// is refused (and a loaded machine makes that moment long).
+    private static func waitForAnswer(from service: String, client: RPCClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                _ = try await client.call(SystemMethods.health, on: service, context: .background("harness", timeout: 10))
+                return
+            } catch {
+                guard ContinuousClock.now < deadline else { throw HarnessError("\(service) did not answer within 60 s: \(error)") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
     }
 
