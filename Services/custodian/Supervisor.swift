@@ -21,7 +21,14 @@ final class Supervisor: Service, Sendable {
     private struct State {
         var stopping = false
         var running: [String: pid_t] = [:]
+        /// Why the supervisor stopped everything by itself (a program that cannot start).
+        var failure: CLIError?
     }
+
+    /// A program that exits this many times in a row, each within `quickExitSeconds` of starting, cannot start: restarting it
+    /// for ever only hides why (a port in use, a missing secret), so everything stops and the reason is printed.
+    static let attemptsBeforeGivingUp = 5
+    static let quickExitSeconds = 10
 
     init(programs: [Program], restartDelay: Duration, pidDirectory: String) {
         self.programs = programs
@@ -37,21 +44,27 @@ final class Supervisor: Service, Sendable {
                 }
             }
         } onGracefulShutdown: {
-            let running = self.state.withLock { state in
-                state.stopping = true
-                return state.running
-            }
-            for (name, pid) in running {
-                Console.say("\(Console.column(name))stopping (pid \(pid))")
-                kill(pid, SIGTERM)
-            }
-            // A program that ignores SIGTERM must not keep `custodian up` (and its PostgreSQL) from stopping.
-            DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
-                let remaining = self.state.withLock { $0.running }
-                for (name, pid) in remaining where running[name] == pid {
-                    Console.warn("\(name): did not stop within 30 s of SIGTERM; killing pid \(pid)")
-                    kill(pid, SIGKILL)
-                }
+            self.stopAll()
+        }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// Sends every program SIGTERM, and SIGKILL to those still running 30 s later.
+    private func stopAll() {
+        let running = state.withLock { state in
+            state.stopping = true
+            return state.running
+        }
+        for (name, pid) in running {
+            Console.say("\(Console.column(name))stopping (pid \(pid))")
+            kill(pid, SIGTERM)
+        }
+        // A program that ignores SIGTERM must not keep `custodian up` (and its PostgreSQL) from stopping.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            let remaining = self.state.withLock { $0.running }
+            for (name, pid) in remaining where running[name] == pid {
+                Console.warn("\(name): did not stop within 30 s of SIGTERM; killing pid \(pid)")
+                kill(pid, SIGKILL)
             }
         }
     }
@@ -105,8 +118,10 @@ final class Supervisor: Service, Sendable {
 
     private func keepRunning(_ program: Program) async {
         var restarts = 0
+        var quickFailures = 0
         while !isStopping {
             let status: Int32
+            let started = ContinuousClock.now
             do {
                 status = try await runOnce(program, restarts: restarts)
             } catch {
@@ -115,10 +130,39 @@ final class Supervisor: Service, Sendable {
             }
             if isStopping { break }
             restarts += 1
-            Console.say("\(Console.column(program.name))exited with status \(status); restarting in \(restartDelay)")
+            let reason = Self.lastError(inLog: program.logFile)
+            Console.say("\(Console.column(program.name))exited with status \(status)\(reason.map { ": \($0)" } ?? ""); restarting in \(restartDelay)")
+            quickFailures = status != 0 && ContinuousClock.now - started < .seconds(Self.quickExitSeconds) ? quickFailures + 1 : 0
+            if quickFailures >= Self.attemptsBeforeGivingUp {
+                let failure = CLIError(
+                    "\(program.name) exited \(quickFailures) times in a row within \(Self.quickExitSeconds) s of starting\(reason.map { ", last: \($0)" } ?? ""); "
+                        + "stopping everything (its log: \(program.logFile))")
+                Console.warn("custodian: \(failure.description)")
+                state.withLock { $0.failure = failure }
+                stopAll()
+                break
+            }
             try? await Task.sleep(for: restartDelay)
         }
         Console.say("\(Console.column(program.name))stopped")
+    }
+
+    /// Why a program stopped, from the end of its log: the last line logged at level error or critical, or the last
+    /// line when it is no log record at all (a process that cannot read its settings says so on standard error).
+    static func lastError(inLog path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 16_384 ? size - 16_384 : 0)
+        let lines = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let levels = [" trace ", " debug ", " info ", " notice ", " warning ", #""level":"#]
+        let isError = { (line: Substring) in
+            line.contains(" critical ") || line.contains(" error ") || line.contains(#""level":"critical""#) || line.contains(#""level":"error""#)
+        }
+        guard let line = lines.last.flatMap({ last in levels.contains(where: last.contains) && !isError(last) ? nil : last })
+            ?? lines.last(where: isError)
+        else { return nil }
+        return String(line.trimmingCharacters(in: .whitespaces).prefix(400))
     }
 
     /// Starts the program and waits for it to exit; returns its exit status.

@@ -28,6 +28,10 @@ struct Up: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "custodian")
         let replicaCounts = try ReplicaCounts(replicas ?? ProcessInfo.processInfo.environment[ReplicaCounts.environmentKey])
+        // Another server on the port would answer the readiness check for ours, while ours could never start.
+        guard FreePort.isFree(port) else {
+            throw CLIError("port \(port) on 127.0.0.1 is in use by another program: stop it, or choose another port with --port")
+        }
         let dataDirectory = Files.absolute(dataDir)
         // Traversable but not listable: the private cluster's directory inside belongs to the postgres user.
         try Files.makeDirectory(dataDirectory, mode: 0o711)

@@ -107,7 +107,7 @@ final class RunningPlatform: Sendable {
     }
 
     /// The executables built next to this test bundle.
-    private static func binaryDirectory() throws -> String {
+    static func binaryDirectory() throws -> String {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var candidates = [(own as NSString).deletingLastPathComponent]
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
