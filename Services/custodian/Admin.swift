@@ -9,12 +9,15 @@ struct Admin: AsyncParsableCommand {
         subcommands: [Bootstrap.self, CreateToken.self, CreateConsumer.self])
 
     struct DatabaseOption: ParsableArguments {
-        @Option(help: "An administrator's database URL (default: CUSTODIAN_DATABASE_URL).")
+        @Option(help: "An administrator's database URL (default: CUSTODIAN_DATABASE_URL, else the one `custodian up` wrote to <data-dir>/admin-database.url).")
         var databaseURL: String?
+        @Option(help: "The data directory of `custodian up`, whose database and sealing key are used by default.")
+        var dataDir = ".custodian"
 
         func url() throws -> DatabaseURL {
-            guard let text = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] else {
-                throw ValidationError("pass --database-url or set CUSTODIAN_DATABASE_URL")
+            let written = Files.read(Files.absolute(dataDir) + "/" + Up.adminDatabaseURLFile)
+            guard let text = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] ?? written else {
+                throw ValidationError("pass --database-url, set CUSTODIAN_DATABASE_URL, or run this where `custodian up` runs (it writes \(dataDir)/\(Up.adminDatabaseURLFile)), or pass its --data-dir")
             }
             return try DatabaseURL(text)
         }

@@ -25,6 +25,10 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Replicas of services, e.g. devices=3,vault=2; one of each other (default: CUSTODIAN_REPLICAS).")
     var replicas: String?
 
+    /// Where `up` writes the administrator's database URL (0600), for `custodian admin` and operators: the private
+    /// cluster's port changes on every start.
+    static let adminDatabaseURLFile = "admin-database.url"
+
     func run() async throws {
         let logger = Logger(label: "custodian")
         let replicaCounts = try ReplicaCounts(replicas ?? ProcessInfo.processInfo.environment[ReplicaCounts.environmentKey])
@@ -62,6 +66,7 @@ struct Up: AsyncParsableCommand {
             }
         }
 
+        try Files.write(adminURL.urlString, to: dataDirectory + "/" + Self.adminDatabaseURLFile)
         try await Deployment.ensureDatabase(adminURL, logger: logger)
         let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         let adminTokenPath = dataDirectory + "/admin-token"

@@ -200,6 +200,17 @@ extension PlatformTests {
             let reply = try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Bearer \(token)")])
             #expect(reply.status == 200)
             #expect(try platform.sql("SELECT label FROM auth.admin_tokens WHERE token_hash = sha256('\(token)'::bytea)") == "integration")
+
+            // Beside a running `custodian up`, the database it started is found without a URL: up wrote it down, 0600.
+            let written = try platform.dataDirectory + "/admin-database.url"
+            #expect(try String(contentsOfFile: written, encoding: .utf8) == url)
+            #expect((try FileManager.default.attributesOfItem(atPath: written)[.posixPermissions] as? Int) == 0o600)
+            let found = try await platform.custodian(["admin", "create-token", "--data-dir", try platform.dataDirectory, "--label", "found"])
+            #expect(found.status == 0, "\(found.output)")
+            let foundToken = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Bearer \(foundToken)")]).status == 200)
+            let nowhere = try await platform.custodian(["admin", "create-token", "--data-dir", "/tmp/cit-nowhere-\(UUID().uuidString.prefix(8))"])
+            #expect(nowhere.status != 0 && nowhere.output.contains("admin-database.url"), "\(nowhere.output)")
         }
     }
 }
