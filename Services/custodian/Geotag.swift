@@ -121,6 +121,8 @@ struct GeotagCommand: AsyncParsableCommand {
         } catch .refused(404, _) {
             throw CLIError(routeID.map { "the server has no route \($0)" }
                 ?? "the server has no route for the QR code in \(reference.photo) (lookup id \(reference.qr.nonce.lookupID)); give its --route-id")
+        } catch .unreachable(_, let detail) {
+            throw store.trust.explain(description: detail, server: store.server)
         } catch {
             throw CLIError(error.description)
         }

@@ -25,14 +25,12 @@ struct Lemon: AsyncParsableCommand {
 
         @Option(help: "A key file (`custodian up` keeps it in <data-dir>/secrets/lemon-keys.json).") var file: String?
         @Option(help: "A running platform's URL, e.g. https://127.0.0.1:8443.") var server: String?
-        @Flag(help: "Do not verify the server's TLS certificate (a development platform's self-signed one).") var insecure = false
+        @OptionGroup var trust: TLSTrustOptions
 
         func run() async throws {
             let keys: [ServerPublicKey]
             if let server {
-                var tls = TLSConfiguration.makeClientConfiguration()
-                if insecure { tls.certificateVerification = .none }
-                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
+                let http = try trust.httpClient()
                 let fetched: Result<[ServerPublicKey], any Error>
                 do {
                     fetched = .success(try await LemonClient.publishedKeys(baseURL: server, http: http))
@@ -40,7 +38,7 @@ struct Lemon: AsyncParsableCommand {
                     fetched = .failure(error)
                 }
                 try? await http.shutdown()
-                keys = try fetched.mapError { CLIError("cannot read the keys of \(server): \($0)") }.get()
+                keys = try fetched.mapError { trust.explain($0, server: server) }.get()
             } else {
                 keys = try LemonKeyFile.load(file).serverKeys().map(\.publicKey)
             }

@@ -5,19 +5,20 @@ import GeotagClient
 /// The options every command that talks to a geotag route store takes: where it is and the API consumer's
 /// key and secret that sign each request (`custodian route upload`, `custodian geotag`).
 struct RouteStoreOptions: ParsableArguments {
-    @Option(help: "The gateway's URL, e.g. https://127.0.0.1:8443.") var server: String
+    @Option(help: "The gateway's URL.") var server = TLSTrustOptions.defaultServer
     // Keys and secrets are URL-safe base64 and may start with "-": the next argument is the value whatever it looks like.
     @Option(parsing: .unconditional, help: "The API consumer key (default: CUSTODIAN_API_KEY).") var key: String?
     @Option(parsing: .unconditional, help: "The API consumer secret (default: CUSTODIAN_API_SECRET).") var secret: String?
-    @Flag(help: "Do not verify the server's TLS certificate (a local self-signed one).") var insecure = false
+    @OptionGroup var trust: TLSTrustOptions
 
     func client() throws -> RouteStoreClient {
         let environment = ProcessInfo.processInfo.environment
         guard let key = key ?? environment["CUSTODIAN_API_KEY"], let secret = secret ?? environment["CUSTODIAN_API_SECRET"] else {
             throw ValidationError("give the API consumer's --key and --secret (or CUSTODIAN_API_KEY and CUSTODIAN_API_SECRET)")
         }
+        let tls = try trust.configuration()
         do {
-            return try RouteStoreClient(server: server, key: key, secret: secret, insecure: insecure)
+            return try RouteStoreClient(server: server, key: key, secret: secret, tls: tls)
         } catch {
             throw ValidationError(error.description)
         }

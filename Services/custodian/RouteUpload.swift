@@ -43,6 +43,8 @@ struct RouteCommand: AsyncParsableCommand {
             let stored: RouteStoreClient.StoredRoute
             do {
                 stored = try await client.store(blob, lookupID: nonce.lookupID)
+            } catch .unreachable(_, let detail) {
+                throw store.trust.explain(description: detail, server: store.server)
             } catch {
                 throw CLIError(error.description)
             }

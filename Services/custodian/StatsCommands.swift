@@ -23,18 +23,16 @@ struct Stats: AsyncParsableCommand {
         @Argument(help: "The CSV file, with the header country,date,confirmed,deaths,recovered.") var file: String
         @Option(help: "Where the figures come from (shown to apps as Source).") var source: String?
         @Option(help: "A link to the source (shown to apps as SourceUrl).") var sourceURL: String?
-        @Option(help: "The gateway's URL.") var server = "https://127.0.0.1:8443"
+        @Option(help: "The gateway's URL.") var server = TLSTrustOptions.defaultServer
         @Option(parsing: .unconditional, help: "An admin token (default: CUSTODIAN_ADMIN_TOKEN, else the file --token-file).") var token: String?
         @Option(help: "A file holding the admin token (custodian up keeps one in <data-dir>/admin-token).") var tokenFile = ".custodian/admin-token"
-        @Flag(help: "Do not verify the server's TLS certificate (a local self-signed one).") var insecure = false
+        @OptionGroup var trust: TLSTrustOptions
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
             guard data.count <= 6 * 1024 * 1024 else { throw CLIError("\(file) is larger than 6 MiB: split it by date and import the parts") }
             let token = try adminToken()
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if insecure { tls.certificateVerification = .none }
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+            let client = try trust.httpClient()
             let result: Result<(HTTPResponseStatus, Data), any Error>
             do {
                 result = .success(try await post(client, data: data, token: token))
@@ -42,7 +40,7 @@ struct Stats: AsyncParsableCommand {
                 result = .failure(error)
             }
             try? await client.shutdown()
-            let (status, answer) = try result.mapError { CLIError("cannot reach \(server): \($0)") }.get()
+            let (status, answer) = try result.mapError { trust.explain($0, server: server) }.get()
             let text = String(decoding: answer, as: UTF8.self)
             guard status == .created else {
                 var message = "the import was refused (\(status.code)): \(text)"

@@ -8,19 +8,20 @@ import NIOSSL
 /// ask for the repo's items decrypted with the same password.
 struct VaultClient {
     let server: String
-    let insecure: Bool
+    let trust: TLSTrustOptions
 
     func decryptedItems(email: String, password: String, repo: String) async throws -> String {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if insecure { tls.certificateVerification = .none }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        let client = try trust.httpClient()
         do {
             let result = try await run(client, email: email, password: password, repo: repo)
             try await client.shutdown()
             return result
-        } catch {
+        } catch let error as VaultClientError {
             try? await client.shutdown()
             throw error
+        } catch {
+            try? await client.shutdown()
+            throw trust.explain(error, server: server)
         }
     }
 

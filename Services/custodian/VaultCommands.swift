@@ -40,12 +40,12 @@ struct Vault: AsyncParsableCommand {
         @Option(help: "The owner's email.") var email: String?
         @Option(help: "The owner's password (it opens the repo's key).") var password: String?
         @Option(help: "The repo, e.g. oyd.location.") var repo: String?
-        @Flag(help: "Accept the server's certificate without checking it (a local self-signed one).") var insecure = false
+        @OptionGroup var trust: TLSTrustOptions
 
         func run() async throws {
             if let server {
                 guard let email, let password, let repo else { throw ValidationError("--server needs --email, --password and --repo") }
-                print(try await VaultClient(server: server, insecure: insecure).decryptedItems(email: email, password: password, repo: repo))
+                print(try await VaultClient(server: server, trust: trust).decryptedItems(email: email, password: password, repo: repo))
                 return
             }
             guard let secretKey, let key = [UInt8](hex: secretKey), key.count == Sodium.boxKeyLength else {

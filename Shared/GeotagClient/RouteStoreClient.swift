@@ -11,7 +11,7 @@ public struct RouteStoreClient: Sendable {
     public let server: String
     let key: String
     let secret: String
-    let insecure: Bool
+    let tls: TLSConfiguration
     /// The server URL's path, which the gateway sees in front of ours and so is part of what is signed.
     let basePath: String
     let root: String
@@ -30,14 +30,15 @@ public struct RouteStoreClient: Sendable {
         public var blob: Data
     }
 
-    public init(server: String, key: String, secret: String, insecure: Bool, http: HTTPClient? = nil) throws(RouteStoreError) {
+    /// `tls`: whose certificates to trust (the system's by default), for the client made per request when `http` is nil.
+    public init(server: String, key: String, secret: String, tls: TLSConfiguration = .makeClientConfiguration(), http: HTTPClient? = nil) throws(RouteStoreError) {
         guard let base = URL(string: server), ["http", "https"].contains(base.scheme ?? ""), base.host != nil, base.query == nil else {
             throw .invalidServer
         }
         self.server = server
         self.key = key
         self.secret = secret
-        self.insecure = insecure
+        self.tls = tls
         self.http = http
         root = server.hasSuffix("/") ? String(server.dropLast()) : server
         basePath = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
@@ -129,8 +130,6 @@ public struct RouteStoreClient: Sendable {
         if let http {
             client = http
         } else {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if insecure { tls.certificateVerification = .none }
             // A server that refuses connections is retried until the connect timeout: keep the wait short.
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
         }

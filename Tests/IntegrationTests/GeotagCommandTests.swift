@@ -3,6 +3,7 @@ import Foundation
 import GeotagClient
 import GeotagTool
 import LinksService
+import NIOSSL
 import Testing
 
 extension PlatformTests {
@@ -41,7 +42,7 @@ extension PlatformTests {
             let platform = try platform
             let consumer = try await Geotag.consumer("DSLR Geotag app")
             let nonce = RouteNonce.random()
-            let client = try RouteStoreClient(server: platform.baseURL, key: consumer.key, secret: consumer.secret, insecure: true)
+            let client = try RouteStoreClient(server: platform.baseURL, key: consumer.key, secret: consumer.secret, tls: { var tls = TLSConfiguration.makeClientConfiguration(); tls.certificateVerification = .none; return tls }())
             let stored = try await client.store(try RouteSealer.seal(tracks: tracks, passphrase: passphrase, nonce: nonce), lookupID: nonce.lookupID)
             return Stored(routeID: stored.routeID, nonce: nonce, key: consumer.key, secret: consumer.secret)
         }

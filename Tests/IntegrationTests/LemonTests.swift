@@ -27,6 +27,23 @@ extension PlatformTests {
             let printed = try await platform.custodian(["lemon", "keys", "show", "--file", platform.dataDirectory + "/secrets/lemon-keys.json"])
             #expect(printed.status == 0)
             #expect(try JSONDecoder().decode([ServerPublicKey].self, from: Data(printed.output.utf8)) == published)
+
+            // From the server: its own certificate trusted with --ca-file, no --insecure needed; a certificate it does
+            // not trust is explained, not a raw handshake failure.
+            let fetched = try await platform.custodian(["lemon", "keys", "show", "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem"])
+            #expect(fetched.status == 0, "\(fetched.output)")
+            #expect(try JSONDecoder().decode([ServerPublicKey].self, from: Data(fetched.output.utf8)) == published)
+            let stranger = "/tmp/cit-stranger-\(UUID().uuidString.prefix(8)).pem"
+            defer { try? FileManager.default.removeItem(atPath: stranger) }
+            defer { try? FileManager.default.removeItem(atPath: stranger + ".key") }
+            let made = try await RunningPlatform.run("/usr/bin/openssl", [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                "-keyout", stranger + ".key", "-out", stranger,
+            ])
+            try #require(made.status == 0, "\(made.output)")
+            let refused = try await platform.custodian(["lemon", "keys", "show", "--server", platform.baseURL, "--ca-file", stranger])
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("presented a certificate this command does not trust") && refused.output.contains("--insecure"), "\(refused.output)")
         }
 
         /// The "done when": one app's whole life.
