@@ -28,13 +28,16 @@ public struct MintActivationLinkInput: Codable, Sendable {
     /// What the token activates: `account`.
     public var kind: String
     public var token: String
-    /// The template's name; `twomes-account` when absent.
+    /// The template's name; `twomes-short-link` (this platform's own short link) when absent.
     public var template: String?
+    /// How long the token lasts: a short link made for it expires with it.
+    public var lifetimeSeconds: Int?
 
-    public init(kind: String, token: String, template: String? = nil) {
+    public init(kind: String, token: String, template: String? = nil, lifetimeSeconds: Int? = nil) {
         self.kind = kind
         self.token = token
         self.template = template
+        self.lifetimeSeconds = lifetimeSeconds
     }
 }
 

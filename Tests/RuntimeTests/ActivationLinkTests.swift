@@ -11,6 +11,15 @@ struct ActivationLinkTests {
             + "&apn=nl.windesheim.energietransitie.warmtewachter&ibi=nl.windesheim.energietransitie.warmtewachter&isi=1563201993&efr=1")
     }
 
+    @Test func accountsGetThePlatformsOwnShortLinkByDefaultAndFirebaseByName() throws {
+        let links = try ActivationLinks(configuration: ["CUSTODIAN_ACCOUNT_APP_URL_TEMPLATE": "https://app.example.org/account/{token}"])
+        #expect(ActivationLinks.defaultTemplateName == "twomes-short-link")
+        #expect(links.shortLinkTemplates == ["twomes-short-link"])
+        #expect(try links.url(template: "twomes-short-link", token: "t/1") == "https://app.example.org/account/t%2F1")
+        #expect(try links.url(template: "twomes-account", token: "t").hasPrefix("https://energietransitiewindesheim.page.link/"))
+        #expect(try ActivationLinks().url(template: "twomes-short-link", token: "t") == "warmtewachter://account/t")
+    }
+
     @Test func nonASCIICharactersArePercentEncodedAsUTF8() throws {
         #expect(ActivationLinks.urlEncode("é ü") == "%C3%A9%20%C3%BC")
     }

@@ -11,7 +11,8 @@ struct Accounts: Sendable {
     let database: Database
     let services: RPCClient
     let activationLifetime: Duration
-    /// The links template the `firebase_url` is made from (`twomes-account`, the Firebase link, by default).
+    /// The links template the `firebase_url` is made from (`twomes-short-link`, this platform's own short link, by
+    /// default; `twomes-account` is the Firebase link of the seed).
     let linkTemplate: String
 
     func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
@@ -20,7 +21,9 @@ struct Accounts: Sendable {
         let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
         let link = try await services.call(
-            LinksMethods.activationMint, input: MintActivationLinkInput(kind: "account", token: token, template: linkTemplate), context: context)
+            LinksMethods.activationMint, input: MintActivationLinkInput(
+                kind: "account", token: token, template: linkTemplate, lifetimeSeconds: Int(activationLifetime.components.seconds)),
+            context: context)
 
         let tokenHash = SecretToken.hash(token)
         let expiresAt = Date().addingTimeInterval(activationLifetime.timeInterval)

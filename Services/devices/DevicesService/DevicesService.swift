@@ -13,7 +13,7 @@ public enum DevicesService {
         let accounts = Accounts(
             database: database, services: environment.services,
             activationLifetime: try environment.configuration.duration("CUSTODIAN_ACCOUNT_ACTIVATION_TTL", default: .seconds(14 * 86400)),
-            linkTemplate: environment.configuration.string("CUSTODIAN_ACCOUNT_LINK_TEMPLATE", default: "twomes-account"))
+            linkTemplate: environment.configuration.string("CUSTODIAN_ACCOUNT_LINK_TEMPLATE", default: "twomes-short-link"))
         let measurements = Measurements(database: database, sessions: sessions)
         let deviceTypes = DeviceTypes(database: database)
         let researcher = ResearcherAccounts(database: database)

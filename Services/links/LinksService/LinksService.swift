@@ -8,14 +8,20 @@ public enum LinksService {
         let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration))
         var methods = RPCMethods()
-        methods.register(LinksMethods.activationMint) { input, _ in
+        methods.register(LinksMethods.activationMint) { input, context in
             guard input.kind == "account" else {
                 throw RPCError.badRequest("unknown activation link kind '\(input.kind)'")
             }
             guard !input.token.isEmpty, input.token.count <= 1024 else {
                 throw RPCError.badRequest("an activation token must have 1 to 1024 characters")
             }
-            return ActivationLink(url: try links.url(template: input.template ?? ActivationLinks.defaultTemplateName, token: input.token))
+            let template = input.template ?? ActivationLinks.defaultTemplateName
+            let url = try links.url(template: template, token: input.token)
+            guard links.shortLinkTemplates.contains(template) else { return ActivationLink(url: url) }
+            // This platform's own link, which lasts as long as the token it carries.
+            let short = try await shortLinks.create(
+                ShortLinkInput(appURL: url, title: "Activate your account", ttlSeconds: input.lifetimeSeconds), names: .rpc, logger: context.logger)
+            return ActivationLink(url: short.url)
         }
 
         // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
