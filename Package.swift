@@ -255,7 +255,7 @@ let package = Package(
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CQRencode",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CQRencode",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",

@@ -4,7 +4,7 @@ public enum Platform {
     public static let services = ["auth", "vault", "routes", "devices", "statistics", "links"]
 
     /// The services that read the deployment sealing key (`CUSTODIAN_SEALING_KEY`); no other process gets it.
-    public static let sealingKeyReaders: Set<String> = ["auth", "devices", "vault", "routes"]
+    public static let sealingKeyReaders: Set<String> = ["auth", "devices", "vault", "routes", "links"]
     /// The services that read the tracing app's server keys (`CUSTODIAN_LEMON_KEYS`).
     public static let lemonKeyReaders: Set<String> = ["auth"]
 

@@ -155,11 +155,12 @@ struct ReplicaBalancingTests {
         defer { silent.channel.close(promise: nil) }
         let client = makeClient(directory: directory)
         defer { client.shutdown() }
-        for index in 0..<3 {
+        // The second timeout ejects it and closes its connection; a later call opens a new one (on a loaded machine
+        // a connect may time out first, hence a few calls more).
+        for index in 0..<8 where silent.accepts < 2 || closed.value < 1 {
             _ = try? await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(timeout: 0.3), as: Echo.self)
         }
-        // The second timeout ejected it and closed its connection; the third call opened a new one.
-        #expect(received.value == 3)
+        #expect(received.value >= 2)
         #expect(closed.value >= 1 && silent.accepts >= 2, "closed \(closed.value), accepted \(silent.accepts)")
     }
 }

@@ -16,5 +16,12 @@ enum LinksMigrations {
             // For a clean-up job that drops expired links.
             "CREATE INDEX short_links_expires_at ON links.short_links (expires_at) WHERE expires_at IS NOT NULL",
         ]),
+        // An app URL may carry a secret (a Twomes account's activation link does): new links keep it sealed with the
+        // deployment's key, bound to the code; links made before keep theirs in `app_url` until they expire.
+        Migration(2, "sealed short-link app URLs", [
+            "ALTER TABLE links.short_links ADD COLUMN app_url_sealed bytea",
+            "ALTER TABLE links.short_links ALTER COLUMN app_url DROP NOT NULL",
+            "ALTER TABLE links.short_links ADD CONSTRAINT short_links_one_app_url CHECK ((app_url IS NULL) <> (app_url_sealed IS NULL))",
+        ]),
     ]
 }

@@ -1,12 +1,15 @@
 import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 
 /// Activation links, QR code images, and the self-hosted short-link resolver (docs/links.md).
 public enum LinksService {
     public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all) { environment in
         let links = try ActivationLinks(configuration: environment.configuration.all)
-        let shortLinks = ShortLinks(database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration))
+        let shortLinks = ShortLinks(
+            database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration),
+            sealer: try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey)))
         var methods = RPCMethods()
         methods.register(LinksMethods.activationMint) { input, context in
             guard input.kind == "account" else {

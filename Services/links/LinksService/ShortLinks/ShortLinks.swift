@@ -1,6 +1,7 @@
 import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
 import Foundation
 import Logging
 import PostgresNIO
@@ -19,6 +20,10 @@ struct StoredShortLink: Sendable {
 struct ShortLinks: Sendable {
     let database: Database
     let settings: ShortLinkSettings
+    /// Seals each app URL, which may carry a secret, bound to its code.
+    let sealer: Sealer
+
+    static func sealingContext(_ code: String) -> String { "links-short-link:\(code)" }
 
     func create(_ input: ShortLinkInput, names: ShortLinkInput.FieldNames, logger: Logger) async throws -> ShortLink {
         let link = try input.validated(names: names, defaults: settings)
@@ -31,10 +36,11 @@ struct ShortLinks: Sendable {
         // 80 random bits practically never collide, but a collision must not overwrite another's link.
         for _ in 0..<3 {
             let code = ShortLinkCode.generate()
+            let sealedAppURL = try sealer.seal(appURL, context: Self.sealingContext(code))
             let rows = try await database.query(
                 """
-                INSERT INTO links.short_links (code, app_url, title, android_store_url, ios_store_url, expires_at)
-                VALUES (\(code), \(appURL), \(title), \(android), \(ios), now() + \(ttl)::integer * interval '1 second')
+                INSERT INTO links.short_links (code, app_url_sealed, title, android_store_url, ios_store_url, expires_at)
+                VALUES (\(code), \(sealedAppURL), \(title), \(android), \(ios), now() + \(ttl)::integer * interval '1 second')
                 ON CONFLICT (code) DO NOTHING RETURNING code
                 """, logger: logger)
             for try await stored in rows.decode(String.self) {
@@ -49,10 +55,11 @@ struct ShortLinks: Sendable {
         guard let code = ShortLinkCode.normalized(text) else { return nil }
         let rows = try await database.query(
             """
-            SELECT app_url, title, android_store_url, ios_store_url, coalesce(expires_at <= now(), false)
+            SELECT app_url, app_url_sealed, title, android_store_url, ios_store_url, coalesce(expires_at <= now(), false)
             FROM links.short_links WHERE code = \(code)
             """, logger: logger)
-        for try await (appURL, title, android, ios, expired) in rows.decode((String, String?, String, String, Bool).self) {
+        for try await (plain, sealed, title, android, ios, expired) in rows.decode((String?, Data?, String?, String, String, Bool).self) {
+            let appURL = try sealed.map { try sealer.open($0, context: Self.sealingContext(code)) } ?? plain ?? ""
             return (code, StoredShortLink(appURL: appURL, title: title, androidStoreURL: android, iosStoreURL: ios, expired: expired))
         }
         return nil
