@@ -150,6 +150,27 @@ struct HostileInputTests {
         #expect(sealed.status == 400 && sealed.wasEncrypted && sealed.envelope.message == message)
     }
 
+    /// A head that cannot be read gets the 400 every refusal gets: JSON in the style of its path, with a request id.
+    @Test func aHeadTooLongOrNotHTTPIsA400InItsRoutesStyle() async throws {
+        let platform = try platform
+        for (request, body) in [
+            ("GET /admin/v1/device-labels?name=\(String(repeating: "a", count: 17_000)) HTTP/1.1\r\nHost: custodian\r\n\r\n",
+             #"{"error":{"message":"The request line and headers exceed 16384 bytes","reason":"header_too_large"}}"#),
+            ("GET /device/x HTTP/1.1\r\nHost: custodian\r\nX-Padding: \(String(repeating: "b", count: 17_000))\r\n\r\n",
+             #"{"detail":"The request line and headers exceed 16384 bytes"}"#),
+            ("GET /oauth/token HTTP/1.1\r\nHost custodian\r\n\r\n", #"{"error":"malformed_http","error_description":"The request is not valid HTTP/1.1"}"#),
+        ] {
+            let connection = try await RawConnection.open(to: platform)
+            defer { connection.close() }
+            try await connection.send(request)
+            #expect(try await connection.wait(upTo: .seconds(10)) { $0.closedAt != nil })
+            let text = connection.text
+            #expect(text.hasPrefix("HTTP/1.1 400 "), "\(text.prefix(300))")
+            #expect(text.lowercased().contains("x-request-id: ") && text.lowercased().contains("content-type: application/json"), "\(text.prefix(300))")
+            #expect(text.hasSuffix("\r\n\r\n" + body), "\(text.prefix(400))")
+        }
+    }
+
     @Test func aBrokenChunkedBodyIsA400AndTheConnectionCloses() async throws {
         let platform = try platform
         let connection = try await RawConnection.open(to: platform)

@@ -26,7 +26,8 @@ public func buildApplication(
     DocumentationRoutes().add(to: router)
 
     let http = HTTPServerBuilder { responder in
-        GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections)
+        GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections,
+                            styles: UnmatchedPathStyles(routes: routes))
     }
     let server: HTTPServerBuilder
     if let certificatePath = gatewayConfiguration.tlsCertificatePath, let keyPath = gatewayConfiguration.tlsKeyPath {

@@ -42,6 +42,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let limits: ConnectionLimits
     let census: ConnectionCensus
+    let styles: UnmatchedPathStyles
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -54,6 +55,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
+            try pipeline.addHandler(MalformedHeadResponder(watch: watch, styles: styles, maximumHeaderSize: limits.maximumHeaderSize))
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(RequestPhaseWatcher(watch: watch))
             // Hummingbird's own: `Connection: close` and closing idle connections on graceful shutdown.
@@ -107,6 +109,18 @@ final class ConnectionWatch {
     var requestEnded = false
     var responseEnded = false
     var check: Scheduled<Void>?
+    /// The first bytes of the current request, enough for the path of its request line (to answer a head that cannot
+    /// be read in the style of its API).
+    var requestStart: [UInt8] = []
+    static let requestStartLimit = 512
+
+    /// The path of the current request's line, as far as it arrived; "/" when none did.
+    var requestPath: String {
+        let line = requestStart.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
+        guard line.count > 1 else { return "/" }
+        let target = line[1].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        return String(decoding: target, as: UTF8.self)
+    }
 
     init(limits: ConnectionLimits, census: ConnectionCensus) {
         self.limits = limits
@@ -161,7 +175,14 @@ final class RawTrafficWatcher: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .idle = watch.phase { watch.phase = .head(since: .now()) }
+        if case .idle = watch.phase {
+            watch.phase = .head(since: .now())
+            watch.requestStart.removeAll(keepingCapacity: true)
+        }
+        if case .head = watch.phase, watch.requestStart.count < ConnectionWatch.requestStartLimit {
+            let bytes = unwrapInboundIn(data)
+            watch.requestStart += bytes.readableBytesView.prefix(ConnectionWatch.requestStartLimit - watch.requestStart.count)
+        }
         context.fireChannelRead(data)
     }
 
