@@ -80,7 +80,7 @@ struct DeviceTypes: Sendable {
             throw RPCError.validation(location: ["body", "display_name"], message: "display_name must have 1 to 200 characters")
         }
         let manual = request.installation_manual_url ?? DefaultDeviceTypes.manualBase + request.name + "/"
-        guard let url = URL(string: manual), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil, manual.count <= 2000 else {
+        guard WebURL.isWeb(manual, maximumLength: 2000) else {
             throw RPCError.validation(location: ["body", "installation_manual_url"], message: "installation_manual_url must be an http(s) URL")
         }
         var properties = [Property(name: DefaultDeviceTypes.heartbeat, unit: nil)]

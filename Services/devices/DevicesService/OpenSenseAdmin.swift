@@ -89,9 +89,7 @@ enum OpenSenseConfig {
         guard case .string(let name) = try require("name"), !name.isEmpty, name.count <= 200 else {
             throw RPCError.validation(location: ["body", "name"], message: "name must be a string of 1 to 200 characters")
         }
-        guard case .string(let baseURL) = try require("baseUrl"), let url = URL(string: baseURL),
-            ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
-        else {
+        guard case .string(let baseURL) = try require("baseUrl"), WebURL.isWeb(baseURL) else {
             throw RPCError.validation(location: ["body", "baseUrl"], message: "baseUrl must be an http(s) URL")
         }
         guard case .bool = try require("dataUploadOnWifiOnly") else {

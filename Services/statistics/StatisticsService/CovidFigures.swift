@@ -141,7 +141,7 @@ public struct CovidFigures: Sendable {
         }
         let sourceURL = try input.singleQueryValue("source_url").flatMap { $0.isEmpty ? nil : $0 }
         if let sourceURL {
-            guard sourceURL.count <= 2000, let url = URL(string: sourceURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard WebURL.isWeb(sourceURL, maximumLength: 2000) else {
                 throw RPCError.badRequest("source_url must be an http or https URL of at most 2000 characters", reason: "invalid_query")
             }
         }

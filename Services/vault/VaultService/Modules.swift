@@ -92,7 +92,7 @@ struct Modules: Sendable {
         guard (1...200).contains(request.name.count) else {
             throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")
         }
-        guard let url = URL(string: request.url), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
+        guard WebURL.isWeb(request.url) else {
             throw RPCError.validation(location: ["body", "url"], message: "url must be an http(s) URL")
         }
         if let picture = request.picture, !picture.hasPrefix("data:image/") || picture.count > 512 * 1024 {

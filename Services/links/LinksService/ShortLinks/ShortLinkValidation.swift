@@ -54,9 +54,7 @@ extension ShortLinkInput {
         guard !text.isEmpty, text.unicodeScalars.count <= maximumURLLength else {
             throw RPCError.badRequest("\(name) must be \(kind) of at most \(maximumURLLength) characters", reason: "invalid_url")
         }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }),
-              let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme.first?.isLetter == true,
+        guard let url = WebURL.parse(text, maximumLength: maximumURLLength), let scheme = url.scheme?.lowercased(),
               !forbiddenSchemes.contains(scheme)
         else {
             throw RPCError.badRequest("\(name) must be \(kind)", reason: "invalid_url")
