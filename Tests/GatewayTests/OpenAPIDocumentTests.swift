@@ -42,7 +42,8 @@ struct OpenAPIDocumentTests {
             let expected: [[String: [String]]] = switch route.auth {
             case .none: []
             case .admin: [["adminToken": []]]
-            case .jwt: [["accessToken": []]]
+            // The OwnYourData API also takes the token as `?access_token=` (Authenticator).
+            case .jwt: route.style == .oyd ? [["accessToken": []], ["accessTokenQuery": []]] : [["accessToken": []]]
             case .opaque(let kind): [[kind == .device ? "twomesDeviceToken" : "twomesAccountToken": []]]
             case .signature: [["geotagKey": [], "geotagTimestamp": [], "geotagSignature": []]]
             }
