@@ -368,7 +368,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianRPC", "CustodianRuntime", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CustodianContracts", "LinksService", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
         .testTarget(

@@ -17,6 +17,10 @@ extension RPCClient {
         }
         var settings = RPCClient.Settings()
         settings.resolveInterval = try configuration.duration(RuntimeKey.resolveInterval, default: settings.resolveInterval)
+        // Resolving is a system call off the event loops per name: a zero interval would do nothing else.
+        guard settings.resolveInterval >= .milliseconds(100) else {
+            throw ConfigurationError(message: "\(RuntimeKey.resolveInterval) must be at least 100ms")
+        }
         settings.tls = try RPCTLS(configuration: configuration)
         settings.maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
         return RPCClient(services: discovery, settings: settings, logger: logger, observer: observer)

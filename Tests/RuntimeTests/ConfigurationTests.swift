@@ -1,5 +1,6 @@
 import CustodianRPC
 import Foundation
+import Logging
 import Testing
 @testable import CustodianProcess
 @testable import CustodianRuntime
@@ -100,5 +101,15 @@ struct ServiceDiscoverySettingTests {
         for bad in ["dns://devices:0", "dns://devices", "dns://:7000", "dns://a:7000,dns://b:7000", "tcp://x"] {
             #expect(throws: EndpointError.self, "\(bad)") { try RPCClient.discovery(bad) }
         }
+    }
+
+    @Test func aResolveIntervalBelow100msIsRefused() throws {
+        let logger = Logger(label: "configuration-tests")
+        for interval in ["0s", "50ms"] {
+            let configuration = try Configuration(environment: [RuntimeKey.resolveInterval: interval], arguments: [])
+            #expect(throws: ConfigurationError.self, "\(interval)") { try RPCClient.platform(for: ["devices"], configuration: configuration, logger: logger) }
+        }
+        let fine = try Configuration(environment: [RuntimeKey.resolveInterval: "100ms"], arguments: [])
+        try RPCClient.platform(for: ["devices"], configuration: fine, logger: logger).shutdown()
     }
 }

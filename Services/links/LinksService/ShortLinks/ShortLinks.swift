@@ -25,6 +25,12 @@ struct ShortLinks: Sendable {
 
     static func sealingContext(_ code: String) -> String { "links-short-link:\(code)" }
 
+    /// An expired link answers 410 for a week, so that a person following an old one learns it expired rather than
+    /// that it never was; after that its row (and the app URL it sealed) goes.
+    static let expiredRowsUpkeep = Upkeep("expired short links", every: .seconds(3600)) { database, logger in
+        try await database.query("DELETE FROM links.short_links WHERE expires_at < now() - interval '7 days'", logger: logger)
+    }
+
     func create(_ input: ShortLinkInput, names: ShortLinkInput.FieldNames, logger: Logger) async throws -> ShortLink {
         let link = try input.validated(names: names, defaults: settings)
         let appURL = link.appURL
