@@ -52,7 +52,7 @@ struct EdgeLimitUnitTests {
                 let elapsed = Int((ContinuousClock.now - started).components.seconds)
                 let seconds = try #require(response.headers[.retryAfter].flatMap(Int.init))
                 #expect((max(1, 20 - elapsed - 1)...20).contains(seconds), "\(elapsed) s went by")
-                #expect(String(buffer: response.body) == #"{"detail":"Too many requests; try again in \#(seconds) seconds"}"#)
+                #expect(String(buffer: response.body) == #"{"detail":"Too many requests; try again in \#(seconds) seconds"}"# + "\n")
             }
             try await client.execute(uri: "/admin/v1/echo", method: .post, body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .tooManyRequests)

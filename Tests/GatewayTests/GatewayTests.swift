@@ -74,7 +74,7 @@ struct GatewayTests {
                 #expect(response.status == .ok)
                 let body = try #require(json(response.body))
                 // The document's envelope: a success carries no message.
-                #expect(text(response.body).hasSuffix(#","meta":{"code":200,"message":null,"success":true}}"#))
+                #expect(text(response.body).hasSuffix(#","meta":{"code":200,"message":null,"success":true}}"# + "\n"))
                 let data = try #require(body["data"] as? [String: Any])
                 #expect((data["input"] as? [String: Any])?["path"] as? [String: String] == ["name": "anna"])
             }
@@ -97,7 +97,7 @@ struct GatewayTests {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: path, method: .post, body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .notFound)
-                #expect(text(response.body) == expected)
+                #expect(text(response.body) == expected + "\n")
             }
         }
     }
@@ -106,11 +106,11 @@ struct GatewayTests {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: "/admin/v1/echo", method: .post, body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .unauthorized)
-                #expect(text(response.body) == #"{"error":{"message":"Authentication required","reason":"unauthenticated"}}"#)
+                #expect(text(response.body) == #"{"error":{"message":"Authentication required","reason":"unauthenticated"}}"# + "\n")
             }
             try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer wrong"], body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .unauthorized)
-                #expect(text(response.body) == #"{"error":{"message":"Invalid admin session token","reason":"invalid_admin_token"}}"#)
+                #expect(text(response.body) == #"{"error":{"message":"Invalid admin session token","reason":"invalid_admin_token"}}"# + "\n")
             }
             try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"], body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .ok)
@@ -129,7 +129,7 @@ struct GatewayTests {
             }
             try await client.execute(uri: "/device/opaque", method: .get) { response in
                 #expect(response.status == .forbidden)
-                #expect(text(response.body) == #"{"detail":"Not authenticated"}"#)
+                #expect(text(response.body) == #"{"detail":"Not authenticated"}"# + "\n")
             }
         }
     }
@@ -194,7 +194,7 @@ struct GatewayTests {
             try await client.execute(uri: "/register", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                                      body: ByteBuffer(string: "bad=%ZZ")) { response in
                 #expect(response.status == .badRequest)
-                #expect(text(response.body) == #"{"error":"The form body is not valid URL encoding"}"#)
+                #expect(text(response.body) == #"{"error":"The form body is not valid URL encoding"}"# + "\n")
             }
             // curl -d labels JSON as a form; the Twomes API reads it as JSON all the same.
             try await client.execute(uri: "/account/echo", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
@@ -209,7 +209,7 @@ struct GatewayTests {
         try await GatewayHarness.withGateway { client, _ in
             try await client.execute(uri: "/account/echo", method: .post, body: ByteBuffer(string: String(repeating: " ", count: 1025))) { response in
                 #expect(response.status == .contentTooLarge)
-                #expect(text(response.body) == #"{"detail":"The request body exceeds 1024 bytes"}"#)
+                #expect(text(response.body) == #"{"detail":"The request body exceeds 1024 bytes"}"# + "\n")
             }
             let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
             try await client.execute(uri: "/api/v1/created", method: .post, body: ByteBuffer(string: deep)) { response in
@@ -225,7 +225,7 @@ struct GatewayTests {
             try await client.execute(uri: "/account/down", method: .post, body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] == "1")
-                #expect(text(response.body) == #"{"detail":"The routes service is temporarily unavailable"}"#)
+                #expect(text(response.body) == #"{"detail":"The routes service is temporarily unavailable"}"# + "\n")
             }
             try await client.execute(uri: "/route/down", method: .post, body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .serviceUnavailable)

@@ -30,7 +30,7 @@ struct SignedAndTextRouteTests {
             }
             try await client.execute(uri: "/route/text", method: .post, body: ByteBuffer(bytes: [0x41, 0xff])) { response in
                 #expect(response.status == .badRequest)
-                #expect(String(buffer: response.body) == #"{"error":"malformed_body","message":"The request body is not UTF-8 text"}"#)
+                #expect(String(buffer: response.body) == #"{"error":"malformed_body","message":"The request body is not UTF-8 text"}"# + "\n")
             }
         }
     }
@@ -43,7 +43,7 @@ struct SignedAndTextRouteTests {
             }
             try await client.execute(uri: "/route/text", method: .post, body: ByteBuffer(string: String(repeating: "A", count: 2049))) { response in
                 #expect(response.status == .contentTooLarge)
-                #expect(String(buffer: response.body) == #"{"error":"body_too_large","message":"The request body exceeds 2048 bytes"}"#)
+                #expect(String(buffer: response.body) == #"{"error":"body_too_large","message":"The request body exceeds 2048 bytes"}"# + "\n")
             }
         }
     }
@@ -66,19 +66,19 @@ struct SignedAndTextRouteTests {
                 headers[missing] = nil
                 try await client.execute(uri: "/route/signed", method: .post, headers: headers, body: ByteBuffer(string: "AQID")) { response in
                     #expect(response.status == .unauthorized)
-                    #expect(String(buffer: response.body) == #"{"error":"\#(reason)","message":"The \#(missing.rawName) header is missing"}"#)
+                    #expect(String(buffer: response.body) == #"{"error":"\#(reason)","message":"The \#(missing.rawName) header is missing"}"# + "\n")
                 }
             }
             var twice = all
             twice.append(HTTPField(name: key, value: "other"))
             try await client.execute(uri: "/route/signed", method: .post, headers: twice) { response in
                 #expect(response.status == .unauthorized)
-                #expect(String(buffer: response.body) == #"{"error":"invalid_signature_headers","message":"X-API-Key is given 2 times; give it once"}"#)
+                #expect(String(buffer: response.body) == #"{"error":"invalid_signature_headers","message":"X-API-Key is given 2 times; give it once"}"# + "\n")
             }
             // With every header the gateway asks `routes`, which is down here: the request is not let through.
             try await client.execute(uri: "/route/signed", method: .post, headers: all) { response in
                 #expect(response.status == .serviceUnavailable)
-                #expect(String(buffer: response.body) == #"{"error":"service_unavailable","message":"The routes service is temporarily unavailable"}"#)
+                #expect(String(buffer: response.body) == #"{"error":"service_unavailable","message":"The routes service is temporarily unavailable"}"# + "\n")
             }
         }
     }

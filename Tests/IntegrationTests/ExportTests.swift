@@ -45,7 +45,7 @@ extension PlatformTests {
             let platform = try platform
             let badFormat = try await platform.request(.GET, "/admin/v1/measurements?format=xml", admin: true)
             #expect(badFormat.status == 400)
-            #expect(badFormat.text == #"{"error":{"message":"format must be csv or ndjson","reason":"invalid_query"}}"#)
+            #expect(badFormat.text == #"{"error":{"message":"format must be csv or ndjson","reason":"invalid_query"}}"# + "\n")
             #expect(try await platform.request(.GET, "/admin/v1/measurements?from=yesterday", admin: true).status == 400)
             #expect(try await platform.request(.GET, "/admin/v1/measurements?pseudonym=x", admin: true).status == 400)
             #expect(try await platform.request(.GET, "/admin/v1/measurements").status == 401)

@@ -78,7 +78,7 @@ extension PlatformTests {
 
             let unnamed = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": " "}"#, admin: true)
             #expect(unnamed.status == 422)
-            #expect(unnamed.text == #"{"error":{"message":"name: a name has 1 to 100 characters and no control characters","reason":"validation_failed"}}"#)
+            #expect(unnamed.text == #"{"error":{"message":"name: a name has 1 to 100 characters and no control characters","reason":"validation_failed"}}"# + "\n")
             let missing = try await platform.request(.POST, "/admin/v1/api-consumers", json: "{}", admin: true)
             #expect(missing.status == 422)
             #expect(try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": "x"}"#).status == 401)
@@ -120,7 +120,7 @@ extension PlatformTests {
             // Only the app that stored it deletes it (SRD-04); then it is gone.
             let refused = try await Self.signed(.DELETE, "/route/\(routeID)", by: desktop)
             #expect(refused.status == 403)
-            #expect(refused.text == #"{"error":"not_route_owner","message":"Only the API consumer that stored this route may delete it"}"#)
+            #expect(refused.text == #"{"error":"not_route_owner","message":"Only the API consumer that stored this route may delete it"}"# + "\n")
             let deletedAt = Int64(Date().timeIntervalSince1970)
             let deleted = try await Self.signed(.DELETE, "/route/\(routeID)", by: app, timestamp: deletedAt)
             #expect(deleted.status == 204)
@@ -129,7 +129,7 @@ extension PlatformTests {
             for target in ["/route/\(routeID)", "/route/lookup/\(nonce.lookupID)"] {
                 let gone = try await Self.signed(.GET, target, by: app)
                 #expect(gone.status == 404)
-                #expect(gone.text == #"{"error":"route_not_found","message":"No such route"}"#)
+                #expect(gone.text == #"{"error":"route_not_found","message":"No such route"}"# + "\n")
             }
             // Signed at another second: the same request at the same second has the same signature, a replay.
             #expect(try await Self.signed(.DELETE, "/route/\(routeID)", by: app, timestamp: deletedAt - 1).status == 404)
@@ -157,7 +157,7 @@ extension PlatformTests {
             let other = Data(#"{"route": "\#(Self.opaqueRoute().base64EncodedString())", "lookup_id": "\#(nonce.lookupID)"}"#.utf8)
             let taken = try await Self.signed(.POST, "/route", body: other, by: app)
             #expect(taken.status == 409)
-            #expect(taken.text == #"{"error":"lookup_id_taken","message":"Another route is stored under this lookup_id; a new recording needs a new nonce"}"#)
+            #expect(taken.text == #"{"error":"lookup_id_taken","message":"Another route is stored under this lookup_id; a new recording needs a new nonce"}"# + "\n")
 
             // Another consumer storing the very same bytes stores a route of its own.
             let someoneElse = try await Self.consumer("Second app")
@@ -180,7 +180,7 @@ extension PlatformTests {
             for (body, status, expected) in cases {
                 let reply = try await Self.signed(.POST, "/route", body: body, by: app)
                 #expect(reply.status == status, "\(String(decoding: body, as: UTF8.self))")
-                #expect(reply.text == expected)
+                #expect(reply.text == expected + "\n")
             }
             let badLookup = try await Self.signed(.GET, "/route/lookup/xyz", by: app)
             #expect(badLookup.status == 400)
@@ -202,10 +202,10 @@ extension PlatformTests {
 
             let tooLarge = try await Self.signed(.POST, "/route", body: Data((largest + Data([1])).base64EncodedString().utf8), by: app)
             #expect(tooLarge.status == 413)
-            #expect(tooLarge.text == #"{"error":"route_too_large","message":"The encrypted route has 1048577 bytes; at most 1048576 are accepted"}"#)
+            #expect(tooLarge.text == #"{"error":"route_too_large","message":"The encrypted route has 1048577 bytes; at most 1048576 are accepted"}"# + "\n")
             let hugeBody = try await Self.signed(.POST, "/route", body: Data(repeating: UInt8(ascii: "A"), count: 1_572_865), by: app)
             #expect(hugeBody.status == 413)
-            #expect(hugeBody.text == #"{"error":"body_too_large","message":"The request body exceeds 1572864 bytes"}"#)
+            #expect(hugeBody.text == #"{"error":"body_too_large","message":"The request body exceeds 1572864 bytes"}"# + "\n")
         }
 
         // MARK: Signed requests

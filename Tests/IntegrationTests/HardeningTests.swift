@@ -66,7 +66,7 @@ struct HostileInputTests {
             let body = #"{"device_id":"\#(deviceID)","data":\#(JSONValue.string(data).jsonText),"file_hash":"\#(PlatformTests.OpenSense.md5(data))"}"#
             let reply = try await platform.request(.POST, "/upload", json: body)
             #expect(reply.status == 400, "\(datetime): \(reply.text)")
-            #expect(reply.text == #"{"error":"data entry 0 has a datetime outside 1970–2100"}"#)
+            #expect(reply.text == #"{"error":"data entry 0 has a datetime outside 1970–2100"}"# + "\n")
         }
 
         // Query numbers that do not fit, on researcher and vault routes.
@@ -167,7 +167,7 @@ struct HostileInputTests {
             let text = connection.text
             #expect(text.hasPrefix("HTTP/1.1 400 "), "\(text.prefix(300))")
             #expect(text.lowercased().contains("x-request-id: ") && text.lowercased().contains("content-type: application/json"), "\(text.prefix(300))")
-            #expect(text.hasSuffix("\r\n\r\n" + body), "\(text.prefix(400))")
+            #expect(text.hasSuffix("\r\n\r\n" + body + "\n"), "\(text.prefix(400))")
         }
     }
 

@@ -69,7 +69,7 @@ extension PlatformTests {
         @Test func qrCodesNeedAnAdminToken() async throws {
             let reply = try await platform.request(.GET, "/admin/v1/qr?data=a")
             #expect(reply.status == 401)
-            #expect(reply.text == #"{"error":{"message":"Authentication required","reason":"unauthenticated"}}"#)
+            #expect(reply.text == #"{"error":{"message":"Authentication required","reason":"unauthenticated"}}"# + "\n")
         }
 
         /// Creates a short link through the admin route and returns its code.

@@ -37,7 +37,7 @@ extension PlatformTests {
 
             let again = try await Self.post("/register", [("device_id", deviceID)])
             #expect(again.status == 409)
-            #expect(again.text == #"{"error":"Device already registered"}"#)
+            #expect(again.text == #"{"error":"Device already registered"}"# + "\n")
 
             let recovered = try await platform.request(.GET, "/admin/v1/opensense/devices/\(deviceID)/key", admin: true)
             #expect(recovered.json?["key"] as? String == key)
@@ -46,11 +46,11 @@ extension PlatformTests {
 
             let missing = try await Self.post("/register", [])
             #expect(missing.status == 400)
-            #expect(missing.text == #"{"error":"Missing device_id parameter"}"#)
+            #expect(missing.text == #"{"error":"Missing device_id parameter"}"# + "\n")
             // Control characters are not printable: nobody could read such an id back off a list.
             for id in ["a\u{1}b", "a\u{7F}", "tab\there", "é"] {
                 let refused = try await platform.request(.POST, "/register", json: "{\"device_id\":\(String(decoding: try JSONEncoder().encode(id), as: UTF8.self))}")
-                #expect(refused.status == 400 && refused.text == #"{"error":"device_id must be at most 128 printable ASCII characters"}"#, "\(id): \(refused.text)")
+                #expect(refused.status == 400 && refused.text == #"{"error":"device_id must be at most 128 printable ASCII characters"}"# + "\n", "\(id): \(refused.text)")
             }
             // JSON bodies work too.
             let json = try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#)
@@ -93,9 +93,9 @@ extension PlatformTests {
             let fields = [("device_id", deviceID), ("file_hash", Self.md5(Self.batches)), ("data", Self.batches)]
             let uploaded = try await Self.post("/upload", fields)
             #expect(uploaded.status == 200, "\(uploaded.text)")
-            #expect(uploaded.text == #"{"status":"ok"}"#)
+            #expect(uploaded.text == #"{"status":"ok"}"# + "\n")
             let retried = try await Self.post("/upload", fields)
-            #expect(retried.text == #"{"status":"ok"}"#)
+            #expect(retried.text == #"{"status":"ok"}"# + "\n")
             let stored = try platform.sql("""
                 SELECT string_agg(b.probe || '@' || b.datetime || '@' || to_char(b.recorded_at AT TIME ZONE 'UTC', 'HH24:MI'), ',' ORDER BY b.id)
                 FROM devices.opensense_batches b JOIN devices.opensense_devices d ON d.id = b.device_ref WHERE d.device_id = '\(deviceID)'

@@ -57,7 +57,7 @@ extension PlatformTests {
             #expect(first.status == 200)
             let again = try await platform.request(.POST, "/account", json: #"{"pseudonym": 899999}"#, admin: true)
             #expect(again.status == 400)
-            #expect(again.text == #"{"detail":"Account pseudonym already in use"}"#)
+            #expect(again.text == #"{"detail":"Account pseudonym already in use"}"# + "\n")
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym = 899999") == "1")
         }
 
@@ -76,7 +76,7 @@ extension PlatformTests {
         func invalidAccountRequestsAre422s(body: String, expected: String) async throws {
             let reply = try await platform.request(.POST, "/account", json: body, admin: true)
             #expect(reply.status == 422)
-            #expect(reply.text == expected)
+            #expect(reply.text == expected + "\n")
             // Nothing written: not the account the body named, and no account without its building.
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym IN (844444, 844445, 844446)") == "0")
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts a WHERE NOT EXISTS (SELECT 1 FROM devices.buildings b WHERE b.account_id = a.id)") == "0")
@@ -85,13 +85,13 @@ extension PlatformTests {
         @Test func accountCreationNeedsAnAdminToken() async throws {
             let missing = try await platform.request(.POST, "/account", json: "{}")
             #expect(missing.status == 403)
-            #expect(missing.text == #"{"detail":"Not authenticated"}"#)
+            #expect(missing.text == #"{"detail":"Not authenticated"}"# + "\n")
             let wrongScheme = try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Basic YWRtaW46YWRtaW4=")])
             #expect(wrongScheme.status == 403)
-            #expect(wrongScheme.text == #"{"detail":"Invalid authentication credentials"}"#)
+            #expect(wrongScheme.text == #"{"detail":"Invalid authentication credentials"}"# + "\n")
             let wrongToken = try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Bearer not-a-token")])
             #expect(wrongToken.status == 401)
-            #expect(wrongToken.text == #"{"detail":"Invalid admin session token"}"#)
+            #expect(wrongToken.text == #"{"detail":"Invalid admin session token"}"# + "\n")
         }
 
         @Test func theAppActivatesTheAccountWithItsToken() async throws {
@@ -109,13 +109,13 @@ extension PlatformTests {
         @Test func unknownActivationTokensAre404s() async throws {
             let reply = try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"no-such-token"}"#)
             #expect(reply.status == 404)
-            #expect(reply.text == #"{"detail":"No account found for provided activation token"}"#)
+            #expect(reply.text == #"{"detail":"No account found for provided activation token"}"# + "\n")
             let empty = try await platform.request(.POST, "/account/activate")
             #expect(empty.status == 422)
-            #expect(empty.text == #"{"detail":[{"loc":["body"],"msg":"field required","type":"value_error.missing"}]}"#)
+            #expect(empty.text == #"{"detail":[{"loc":["body"],"msg":"field required","type":"value_error.missing"}]}"# + "\n")
             let missing = try await platform.request(.POST, "/account/activate", json: "{}")
             #expect(missing.status == 422)
-            #expect(missing.text == #"{"detail":[{"loc":["body","activation_token"],"msg":"field required","type":"value_error.missing"}]}"#)
+            #expect(missing.text == #"{"detail":[{"loc":["body","activation_token"],"msg":"field required","type":"value_error.missing"}]}"# + "\n")
         }
 
         @Test func anExpiredActivationTokenIsA404() async throws {

@@ -61,7 +61,7 @@ extension PlatformTests {
                 let reply = try await platform.request(.GET, path)
                 #expect(reply.status == 401)
                 // The seed's wording for every token problem.
-                #expect(reply.text == #"{"data":null,"meta":{"code":401,"message":"Missing or Invalid JWT","success":false}}"#)
+                #expect(reply.text == #"{"data":null,"meta":{"code":401,"message":"Missing or Invalid JWT","success":false}}"# + "\n")
             }
             #expect(try await platform.request(.POST, "/api/v1/submission/covid", json: "{}").status == 401)
         }
@@ -89,7 +89,7 @@ extension PlatformTests {
             // A private-use code, so that no real country changes.
             let country = try await platform.request(.PUT, "/admin/v1/statistics/countries/xa", json: #"{"name":"Testland"}"#, admin: true)
             #expect(country.status == 200, "\(country.text)")
-            #expect(country.text == #"{"active":true,"alpha2":"XA","name":"Testland"}"#)
+            #expect(country.text == #"{"active":true,"alpha2":"XA","name":"Testland"}"# + "\n")
             #expect(try await Self.call("statistics.countries.list", query: ["country": ["XA"]]) == ["Alpha2": "XA", "Name": "Testland"])
             let listed = try await platform.request(.GET, "/admin/v1/statistics/countries", admin: true)
             #expect(listed.text.contains(#"{"active":true,"alpha2":"ZA","name":"South Africa"}"#))
@@ -103,11 +103,11 @@ extension PlatformTests {
             let key = "test_symptom-\(UUID().uuidString.prefix(8).lowercased())"
             let noEnglish = try await platform.request(.PUT, "/admin/v1/statistics/symptoms/\(key)", json: #"{"translations":{"fr":"Fatigue"}}"#, admin: true)
             #expect(noEnglish.status == 400)
-            #expect(noEnglish.text == #"{"error":{"message":"a new symptom needs its English text (translations.en)","reason":"missing_translation"}}"#)
+            #expect(noEnglish.text == #"{"error":{"message":"a new symptom needs its English text (translations.en)","reason":"missing_translation"}}"# + "\n")
             let created = try await platform.request(.PUT, "/admin/v1/statistics/symptoms/\(key)",
                                                      json: #"{"translations":{"en":"Tiredness","fr":"Fatigue"},"position":99}"#, admin: true)
             #expect(created.status == 200, "\(created.text)")
-            #expect(created.text == #"{"active":true,"key":"\#(key)","position":99,"translations":{"en":"Tiredness","fr":"Fatigue"}}"#)
+            #expect(created.text == #"{"active":true,"key":"\#(key)","position":99,"translations":{"en":"Tiredness","fr":"Fatigue"}}"# + "\n")
             guard case .array(let french) = try await Self.call("statistics.symptoms.list", query: ["language": ["fr"]]) else { return }
             #expect(french.contains(["key": .string(key), "value": "Fatigue"]))
             #expect(french.first == ["key": "question_positive_symptom-1", "value": "Sore throat"])
@@ -345,7 +345,7 @@ extension PlatformTests {
             #expect(counts.text.contains(#"{"count":2,"country":"XB","status":"Positive","week":"\#(week)"}"#), "\(counts.text)")
             #expect(counts.text.contains(#"{"count":1,"country":"XB","status":"Negative","week":"\#(week)"}"#))
             let future = try await platform.request(.GET, "/admin/v1/statistics/submissions/counts?from=2099-01-01", admin: true)
-            #expect(future.text == #"{"counts":[]}"#)
+            #expect(future.text == #"{"counts":[]}"# + "\n")
 
             // Enough rows for three pages.
             _ = try platform.sql("""
@@ -371,7 +371,7 @@ extension PlatformTests {
 
             let badFormat = try await platform.request(.GET, "/admin/v1/statistics/submissions?format=xml", admin: true)
             #expect(badFormat.status == 400)
-            #expect(badFormat.text == #"{"error":{"message":"format must be csv or ndjson","reason":"invalid_query"}}"#)
+            #expect(badFormat.text == #"{"error":{"message":"format must be csv or ndjson","reason":"invalid_query"}}"# + "\n")
             #expect(try await platform.request(.GET, "/admin/v1/statistics/submissions/counts?from=soon", admin: true).status == 400)
             #expect(try await platform.request(.GET, "/admin/v1/statistics/submissions").status == 401)
             _ = try platform.sql("DELETE FROM statistics.submissions WHERE device_sha256 = sha256('bulk'::bytea)")

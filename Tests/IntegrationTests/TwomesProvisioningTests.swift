@@ -105,7 +105,7 @@ extension PlatformTests {
             for (body, status, expected) in cases {
                 let reply = try await platform.request(.POST, "/device", json: body, admin: true)
                 #expect(reply.status == status, "\(body)")
-                #expect(reply.text == expected, "\(body)")
+                #expect(reply.text == expected + "\n", "\(body)")
             }
             #expect(try await platform.request(.POST, "/device", json: "{}").status == 403)
         }
@@ -147,25 +147,25 @@ extension PlatformTests {
             let headers = [("Authorization", "Bearer \(otherSession)")]
             let takeover = try await platform.request(.POST, "/account/device/activate", json: #"{"activation_token":"\#(first.deviceToken)"}"#, headers: headers)
             #expect(takeover.status == 400)
-            #expect(takeover.text == #"{"detail":"Device already activated"}"#)
+            #expect(takeover.text == #"{"detail":"Device already activated"}"# + "\n")
             // Nor see it.
             let seen = try await platform.request(.GET, "/device/\(first.deviceName)", headers: headers)
             #expect(seen.status == 404)
-            #expect(seen.text == #"{"detail":"Device \#(first.deviceName) not found"}"#)
+            #expect(seen.text == #"{"detail":"Device \#(first.deviceName) not found"}"# + "\n")
             #expect(try await platform.request(.GET, "/device_type/\(first.deviceName)", headers: headers).status == 404)
         }
 
         @Test func appAndDeviceTokenErrors() async throws {
             let platform = try platform
             let bad = [("Authorization", "Bearer nope")]
-            #expect(try await platform.request(.GET, "/device/TWOMES-000000", headers: bad).text == #"{"detail":"Invalid account session token"}"#)
-            #expect(try await platform.request(.GET, "/device/TWOMES-000000").text == #"{"detail":"Not authenticated"}"#)
+            #expect(try await platform.request(.GET, "/device/TWOMES-000000", headers: bad).text == #"{"detail":"Invalid account session token"}"# + "\n")
+            #expect(try await platform.request(.GET, "/device/TWOMES-000000").text == #"{"detail":"Not authenticated"}"# + "\n")
             let upload = try await platform.request(.POST, "/device/measurements/variable-interval", json: #"{"upload_time":1,"property_measurements":[]}"#, headers: bad)
             #expect(upload.status == 401)
-            #expect(upload.text == #"{"detail":"Invalid device session token"}"#)
+            #expect(upload.text == #"{"detail":"Invalid device session token"}"# + "\n")
             let unknown = try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"unknown-token"}"#)
             #expect(unknown.status == 404)
-            #expect(unknown.text == #"{"detail":"No device found for provided activation token"}"#)
+            #expect(unknown.text == #"{"detail":"No device found for provided activation token"}"# + "\n")
             let attachUnknown = try await platform.request(.POST, "/account/device/activate", json: #"{"activation_token":"unknown-token"}"#, headers: [("Authorization", "Bearer \(try await Self.provision().accountSession)")])
             #expect(attachUnknown.status == 404)
 
@@ -174,7 +174,7 @@ extension PlatformTests {
             #expect(try await platform.request(.POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test","activation_token":"unattached-\#(name)"}"#, admin: true).status == 200)
             let unattached = try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"unattached-\#(name)"}"#)
             #expect(unattached.status == 403)
-            #expect(unattached.text == #"{"detail":"Device not attached to account"}"#)
+            #expect(unattached.text == #"{"detail":"Device not attached to account"}"# + "\n")
         }
 
         @Test func fixedIntervalUploadsExpandToTimestamps() async throws {
@@ -239,7 +239,7 @@ extension PlatformTests {
             for (route, body, status, expected) in cases {
                 let reply = try await platform.request(.POST, "/device/measurements/\(route)", json: body, headers: auth)
                 #expect(reply.status == status, "\(body)")
-                #expect(reply.text == expected, "\(body)")
+                #expect(reply.text == expected + "\n", "\(body)")
             }
             #expect(try platform.sql("SELECT count(*) FROM devices.uploads u JOIN devices.devices d ON d.id = u.device_id WHERE d.name = '\(device.deviceName)'") == "0")
         }
@@ -253,7 +253,7 @@ extension PlatformTests {
             #expect((created.json?["properties"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["heartbeat", "isOpen", "roomTemp"])
             let duplicate = try await platform.request(.POST, "/admin/v1/device-types", json: #"{"name":"\#(typeName)","display_name":"Again"}"#, admin: true)
             #expect(duplicate.status == 409)
-            #expect(duplicate.text == #"{"error":{"message":"Device type \#(typeName) exists already","reason":"device_type_exists"}}"#)
+            #expect(duplicate.text == #"{"error":{"message":"Device type \#(typeName) exists already","reason":"device_type_exists"}}"# + "\n")
             let invalid = try await platform.request(.POST, "/admin/v1/device-types", json: #"{"name":"bad name!","display_name":"x"}"#, admin: true)
             #expect(invalid.status == 422)
             let list = try await platform.request(.GET, "/admin/v1/device-types", admin: true)

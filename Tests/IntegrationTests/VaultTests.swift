@@ -76,7 +76,7 @@ extension PlatformTests {
 
             let wrong = try await Self.login(account.email, "nope")
             #expect(wrong.status == 401)
-            #expect(wrong.text == #"{"error":"invalid_grant","error_description":"Invalid email or password"}"#)
+            #expect(wrong.text == #"{"error":"invalid_grant","error_description":"Invalid email or password"}"# + "\n")
             let noGrant = try await platform.request(.POST, "/oauth/token", json: #"{"email":"x@y.z","password":"p"}"#)
             #expect(noGrant.status == 400)
             #expect(noGrant.json?["error"] as? String == "invalid_request")
@@ -118,7 +118,7 @@ extension PlatformTests {
             let account = try await Self.newUser()
             let empty = try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(account.token))
             #expect(empty.status == 200)
-            #expect(empty.text == "[]")
+            #expect(empty.text == "[]" + "\n")
             let module = try await Self.install(account, repo: "oyd.location", read: true, write: true)
             let list = try await platform.request(.GET, "/api/modules/index?access_token=\(account.token)")
             let entry = try #require((try JSONSerialization.jsonObject(with: list.body) as? [[String: Any]])?.first)
@@ -133,7 +133,7 @@ extension PlatformTests {
         @Test func tokensAreRequiredAndChecked() async throws {
             let missing = try await platform.request(.GET, "/api/modules/index")
             #expect(missing.status == 401)
-            #expect(missing.text == #"{"error":"invalid_token","error_description":"The access token is missing"}"#)
+            #expect(missing.text == #"{"error":"invalid_token","error_description":"The access token is missing"}"# + "\n")
             let forged = try await platform.request(.GET, "/api/modules/index", headers: Self.bearer("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0."))
             #expect(forged.status == 401)
             #expect(forged.json?["error"] as? String == "invalid_token")

@@ -59,6 +59,7 @@ enum JSONResponse {
         Response(
             status: status,
             headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+            // A newline after the JSON, so that a terminal's prompt after `curl` starts on a line of its own.
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes + [UInt8(ascii: "\n")])))
     }
 }

@@ -309,7 +309,7 @@ struct Items: Sendable {
     }
 
     static func json(_ body: JSONValue, status: Int, headers: [String: String] = [:]) throws -> RawHTTPReply {
-        RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: Data(body.jsonBytes))
+        RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: Data(body.jsonBytes + [UInt8(ascii: "\n")]))
     }
 }
 
