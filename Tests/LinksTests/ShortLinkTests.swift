@@ -43,7 +43,7 @@ struct ShortLinkTests {
     }
 
     @Test func htmlEscapingLeavesNoMarkup() {
-        #expect(HTML.escape(#"<script>alert("x")</script> & 'y'"#) == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;")
+        #expect(HTMLText.escape(#"<script>alert("x")</script> & 'y'"#) == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;")
     }
 
     static let settings = try! ShortLinkSettings()

@@ -90,9 +90,7 @@ struct APIReferencePage {
     }
 
     /// Each media type with its schema and examples; `brief` (a shared error response) names the schema only.
-    func content(_ content: JSONValue?) -> String { self.content(content, brief: false) }
-
-    func content(_ content: JSONValue?, brief: Bool) -> String {
+    func content(_ content: JSONValue?, brief: Bool = false) -> String {
         guard let media = content?.objectValue, !media.isEmpty else { return "" }
         var html = ""
         for type in media.keys.sorted() {

@@ -1,3 +1,4 @@
+import CustodianRPC
 import Crypto
 import Foundation
 import Hummingbird
@@ -56,21 +57,7 @@ struct HTMLPage: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// Escaped text with the Markdown the descriptions use: `code` spans, and blank lines between paragraphs.
     static func prose(_ text: String) -> String {

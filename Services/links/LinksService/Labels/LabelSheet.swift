@@ -16,8 +16,8 @@ enum LabelSheet {
             let cells = try input.labels[start..<min(start + labelsPerPage, input.labels.count)].map { label in
                 let code = try QRImages.encode(label.payload, errorCorrection: input.errorCorrection)
                 let image = SVGRenderer.element(QRLayout(code: code, moduleSize: 1, margin: 4), width: "46mm", height: "46mm")
-                let subtitle = label.subtitle.map { "<div class=\"subtitle\">\(HTML.escape($0))</div>" } ?? ""
-                return "<div class=\"label\">\(image)<div class=\"title\">\(HTML.escape(label.title))</div>\(subtitle)</div>"
+                let subtitle = label.subtitle.map { "<div class=\"subtitle\">\(HTMLText.escape($0))</div>" } ?? ""
+                return "<div class=\"label\">\(image)<div class=\"title\">\(HTMLText.escape(label.title))</div>\(subtitle)</div>"
             }
             pages.append("<section class=\"page\">\(cells.joined())</section>")
         }

@@ -22,16 +22,16 @@ enum ShortLinkPages {
             .map { SVGRenderer.render(QRLayout(code: $0, moduleSize: 6, margin: 4)) }
             .map { "data:image/svg+xml;base64," + Data($0.utf8).base64EncodedString() }
         let body = """
-            <h1>\(HTML.escape(heading))</h1>
+            <h1>\(HTMLText.escape(heading))</h1>
             <p>This link opens in the app on your phone.</p>
             \(qr.map { "<p>Scan it with your phone's camera:</p>\n<p><img src=\"\($0)\" alt=\"QR code of this link\" width=\"240\" height=\"240\"></p>" } ?? "")
             <p>Or install the app and type this code into it:</p>
-            <p class="code">\(HTML.escape(code))</p>
+            <p class="code">\(HTMLText.escape(code))</p>
             <ul>
-            <li><a href="\(HTML.escape(link.androidStoreURL))">Get the app on Google Play</a></li>
-            <li><a href="\(HTML.escape(link.iosStoreURL))">Download the app on the App Store</a></li>
+            <li><a href="\(HTMLText.escape(link.androidStoreURL))">Get the app on Google Play</a></li>
+            <li><a href="\(HTMLText.escape(link.iosStoreURL))">Download the app on the App Store</a></li>
             </ul>
-            <p class="small">Is the app installed on this device? <a href="\(HTML.escape(link.appURL))">Open it here</a>.</p>
+            <p class="small">Is the app installed on this device? <a href="\(HTMLText.escape(link.appURL))">Open it here</a>.</p>
             """
         return page(status: 200, title: heading, body: body)
     }
@@ -61,7 +61,7 @@ enum ShortLinkPages {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="robots" content="noindex">
-            <title>\(HTML.escape(title))</title>
+            <title>\(HTMLText.escape(title))</title>
             <style>
             body { font-family: system-ui, sans-serif; margin: 0; padding: 2rem 1rem; color: #1a1a1a; background: #fafafa; }
             main { max-width: 34rem; margin: 0 auto; background: #fff; padding: 1.5rem 2rem; border-radius: 8px; box-shadow: 0 1px 4px #0002; }

@@ -1,7 +1,7 @@
-/// Escaping for text and attribute values in HTML: every character that could end a text run or a quoted
-/// attribute, so nothing a link's creator wrote can become markup.
-enum HTML {
-    static func escape(_ text: String) -> String {
+/// Escaping for text and attribute values in the HTML pages services and the gateway make: every character that
+/// could end a text run or a quoted attribute, so nothing a client wrote can become markup.
+public enum HTMLText {
+    public static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text {
