@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -216,6 +217,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The researcher console's pages.
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             path: "Services/gateway/GatewayKit",
             swiftSettings: settings
@@ -252,10 +255,13 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        // QR symbols (libqrencode) and their PNG and terminal drawings: the links service's images and the codes
+        // `custodian route upload` shows.
+        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/QR", swiftSettings: settings),
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CQRencode",
+                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",
@@ -306,7 +312,7 @@ let package = Package(
             dependencies: [
                 "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
-                "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // `custodian bench`: a bare Hummingbird app for the split tax, COPY for the batch writes.
@@ -368,7 +374,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
@@ -401,6 +407,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianQR",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -7,8 +7,10 @@ set -euo pipefail
 # (exiftool) sets capture times and reads the written GPS tags back in the tests. python3-venv: the Python test
 # tools live in a virtual environment (Deploy/dev/python-tools.sh). curl, iproute2 and openssl: the fault and
 # multi-host scripts (Deploy/dev/chaos.sh, multihost.sh) poll the platform, make network namespaces and try TLS.
+# chromium and chromium-driver: the researcher console's browser test (Deploy/dev/console-browser.sh).
 packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin
-          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv curl iproute2 openssl)
+          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv curl iproute2 openssl
+          chromium chromium-driver)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -9,6 +9,7 @@ python_tools=(
   "kubernetes-validate==1.37.0"      # Deploy/dev/validate-manifests.sh
   "openapi-spec-validator==0.9.0"    # Deploy/dev/validate-openapi.sh
   "schemathesis==4.32.5"             # Deploy/dev/fuzz.sh
+  "selenium==4.51.0"                 # Deploy/dev/console-browser.sh (Deploy/dev/console/browser_test.py)
 )
 
 tools_venv=${CUSTODIAN_TOOLS_VENV:-$HOME/.cache/custodian/tools-venv}

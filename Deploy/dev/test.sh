@@ -12,6 +12,7 @@ swift test --skip-build "$@"
 if [ $# -eq 0 ]; then
   FAULTS_DURATION=30s ./Deploy/dev/replica-faults.sh
   ./Deploy/dev/chaos.sh
+  ./Deploy/dev/console-browser.sh
   ./Deploy/dev/fuzz.sh
   # Hosts made of network namespaces (needs root, as CI runs); exit status 77 means it could not make them.
   status=0

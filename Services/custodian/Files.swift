@@ -17,8 +17,37 @@ enum Files {
         _ = chmod(path, mode_t(mode))
     }
 
+    /// Writes `bytes` to a file made with `mode` from the start (never readable by others in between, as a file
+    /// chmod-ed after writing would be). `exclusive`: fail if the file exists. Errors say what the system said.
+    static func create(_ bytes: [UInt8], at path: String, mode: mode_t, exclusive: Bool) throws(WriteError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), mode)
+        guard descriptor >= 0 else { throw WriteError(errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = systemWrite(descriptor, bytes, from: written)
+            guard count > 0 else {
+                let error = WriteError(errno: errno)
+                close(descriptor)
+                unlink(path)
+                throw error
+            }
+            written += count
+        }
+        guard close(descriptor) == 0 else { throw WriteError(errno: errno) }
+    }
+
+    struct WriteError: Error, CustomStringConvertible {
+        var errno: Int32
+        var description: String { String(cString: strerror(errno)) }
+    }
+
     static func absolute(_ path: String) -> String {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         return URL(fileURLWithPath: full).standardizedFileURL.path
     }
+}
+
+/// write(2), out of `Files`, whose own `write` would be found first inside it.
+private func systemWrite(_ descriptor: Int32, _ bytes: [UInt8], from offset: Int) -> Int {
+    bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
 }

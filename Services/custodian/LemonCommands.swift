@@ -6,11 +6,12 @@ import Foundation
 import LemonClient
 import NIOSSL
 
-/// The tracing app's server keys: what apps pin, and their rotation (docs/lemon.md).
+/// The tracing app's server keys (what apps pin, and their rotation), and calls to its API as an app makes them
+/// (docs/lemon.md).
 struct Lemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Shows and rotates the LEMON tracing app's server keys.",
-        subcommands: [Keys.self])
+        abstract: "Shows and rotates the LEMON tracing app's server keys, and calls its API as an app does.",
+        subcommands: [Keys.self, Call.self])
 
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

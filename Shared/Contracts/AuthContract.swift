@@ -11,6 +11,12 @@ public enum AuthMethods {
     public static let lemonSessionUse = RPCMethod<SessionInput, Empty>("auth.lemon.session.use")
     /// The public keys access tokens are verified with (the current one and those still accepted).
     public static let keysList = RPCMethod<Empty, PublicKeySet>("auth.keys.list", retry: .safe)
+    /// Opens a researcher console session for an admin token (401 when it is no admin's): a new session token.
+    public static let consoleLogin = RPCMethod<TokenInput, ConsoleSession>("auth.console.login")
+    /// The admin of a live console session, else 401.
+    public static let consoleSession = RPCMethod<TokenInput, Principal>("auth.console.session", retry: .safe)
+    /// Ends a console session; ending one that has ended already is no error.
+    public static let consoleLogout = RPCMethod<TokenInput, Empty>("auth.console.logout", retry: .safe)
 
     // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
@@ -31,6 +37,17 @@ public struct TokenInput: Codable, Sendable {
 
     public init(token: String) {
         self.token = token
+    }
+}
+
+/// A researcher console session: the token its cookie carries (stored only as a hash) and when it ends.
+public struct ConsoleSession: Codable, Sendable {
+    public var token: String
+    public var expiresInSeconds: Int
+
+    public init(token: String, expiresInSeconds: Int) {
+        self.token = token
+        self.expiresInSeconds = expiresInSeconds
     }
 }
 

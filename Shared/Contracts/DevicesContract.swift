@@ -8,6 +8,7 @@ public enum DevicesMethods {
     public static let accountActivate = RPCMethod<HTTPInput, JSONValue>("devices.account.activate")
     public static let accountCreate = RPCMethod<HTTPInput, JSONValue>("devices.account.create")
     public static let accountsList = RPCMethod<HTTPInput, JSONValue>("devices.accounts.list", retry: .safe)
+    public static let devicesList = RPCMethod<HTTPInput, JSONValue>("devices.devices.list", retry: .safe)
     public static let deviceActivate = RPCMethod<HTTPInput, JSONValue>("devices.device.activate")
     public static let deviceAttach = RPCMethod<HTTPInput, JSONValue>("devices.device.attach")
     public static let deviceCreate = RPCMethod<HTTPInput, JSONValue>("devices.device.create")

@@ -16,6 +16,7 @@ public enum LinksMethods {
     // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
     public static let qrHttp = RPCMethod<HTTPInput, RawHTTPReply>("links.qr.http", retry: .safe)
     public static let shortHttpCreate = RPCMethod<HTTPInput, JSONValue>("links.short.http.create")
+    public static let shortList = RPCMethod<HTTPInput, JSONValue>("links.short.list", retry: .safe)
     public static let shortResolve = RPCMethod<HTTPInput, RawHTTPReply>("links.short.resolve", retry: .safe)
 }
 

@@ -14,6 +14,7 @@ public enum VaultMethods {
     public static let adminCreateModule = RPCMethod<HTTPInput, JSONValue>("vault.admin.createModule")
     public static let adminCreateRepo = RPCMethod<HTTPInput, JSONValue>("vault.admin.createRepo")
     public static let adminGrant = RPCMethod<HTTPInput, JSONValue>("vault.admin.grant")
+    public static let adminUsers = RPCMethod<HTTPInput, JSONValue>("vault.admin.users", retry: .safe)
     public static let adminModuleQR = RPCMethod<HTTPInput, RawHTTPReply>("vault.admin.moduleQR", retry: .safe)
     public static let itemsDecrypted = RPCMethod<HTTPInput, JSONValue>("vault.items.decrypted", retry: .safe)
     public static let itemsRead = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.read", retry: .safe)

@@ -54,6 +54,15 @@ public struct HTTPInput: Codable, Sendable {
         return values[0]
     }
 
+    /// A whole-number query parameter within `range`, `defaultValue` when absent; else a 400 that gives the range.
+    public func integerQueryValue(_ name: String, default defaultValue: Int64, in range: ClosedRange<Int64>) throws -> Int64 {
+        guard let text = try singleQueryValue(name) else { return defaultValue }
+        guard let value = Int64(text), range.contains(value) else {
+            throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_query")
+        }
+        return value
+    }
+
     /// Decodes the body as `T`; a body of the wrong shape is a 422 whose details list each problem
     /// with its location, as FastAPI-style clients expect.
     public func decodeBody<T: Decodable>(as type: T.Type = T.self) throws -> T {

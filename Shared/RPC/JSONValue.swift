@@ -21,6 +21,11 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    public var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+
     public var isNull: Bool {
         if case .null = self { return true }
         return false

@@ -46,6 +46,34 @@ extension PlatformTests {
             #expect(!sheet.text.contains("sheet-token-"), "tokens only inside the codes")
         }
 
+        @Test func theDeviceListSaysWhichLabelsArePrintedAndASheetOfTheRestPrintsThem() async throws {
+            let platform = try platform
+            let names = (0..<2).map { _ in TwomesProvisioning.deviceName() }
+            for name in names { try await Self.register(name, token: "unprinted-\(name)") }
+            func listed(_ query: String) async throws -> [[String: Any]] {
+                let reply = try await platform.request(.GET, "/admin/v1/devices?limit=1000\(query)", admin: true)
+                #expect(reply.status == 200, "\(reply.text)")
+                return (reply.json?["devices"] as? [[String: Any]] ?? []).filter { names.contains($0["name"] as? String ?? "") }
+            }
+            let unprinted = try await listed("&label_printed=false")
+            #expect(unprinted.count == 2)
+            #expect(unprinted.allSatisfy { $0["pseudonym"] is NSNull && $0["label_printed_on"] is NSNull && $0["last_seen"] is NSNull })
+            #expect(unprinted.allSatisfy { $0["device_type"] as? String == "Generic-Test" })
+
+            let sheet = try await platform.request(.GET, "/admin/v1/device-labels?unprinted=true", admin: true)
+            #expect(sheet.status == 200, "\(sheet.text)")
+            #expect(names.allSatisfy { sheet.text.contains(">\($0)</div>") })
+            #expect(try await listed("&label_printed=false").isEmpty)
+            let printed = try await listed("&label_printed=true")
+            #expect(printed.count == 2 && printed.allSatisfy { $0["label_printed_on"] is String })
+
+            // Pages by name: `next_after` of a full page is where the next one starts.
+            let first = try await platform.request(.GET, "/admin/v1/devices?limit=1", admin: true)
+            let next = try #require(first.json?["next_after"] as? String)
+            let second = try await platform.request(.GET, "/admin/v1/devices?limit=1&after=\(next)", admin: true)
+            #expect(((second.json?["devices"] as? [[String: Any]])?.first?["name"] as? String ?? "") > next)
+        }
+
         @Test func labelErrors() async throws {
             let platform = try platform
             let name = TwomesProvisioning.deviceName()
@@ -57,6 +85,10 @@ extension PlatformTests {
                 ("/admin/v1/devices/\(name)/label?size=0", 400, "size must be from 1 to 64 pixels per module"),
                 ("/admin/v1/device-labels", 400, "name at least one device (name=TWOMES-…)"),
                 ("/admin/v1/device-labels?name=\(name)&name=TWOMES-EEEEEE", 404, "Unknown device(s): TWOMES-EEEEEE"),
+                ("/admin/v1/device-labels?unprinted=maybe", 400, "unprinted must be true or false"),
+                ("/admin/v1/device-labels?unprinted=true&name=\(name)", 400, "name devices or ask for the unprinted ones, not both"),
+                ("/admin/v1/devices?label_printed=1", 400, "label_printed must be true or false"),
+                ("/admin/v1/devices?limit=0", 400, "limit must be a whole number from 1 to 1000"),
             ]
             for (path, status, message) in cases {
                 let reply = try await platform.request(.GET, path, admin: true)

@@ -1,4 +1,5 @@
 import Testing
+@testable import CustodianQR
 @testable import LinksService
 
 @Suite("CRC-32, Adler-32 and the stored zlib stream")

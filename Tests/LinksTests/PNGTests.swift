@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import CustodianQR
 @testable import LinksService
 
 /// A PNG file taken apart by the book, to check every chunk's CRC and the zlib stream independently of the encoder.

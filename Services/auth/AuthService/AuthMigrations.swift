@@ -79,5 +79,17 @@ enum AuthMigrations {
             "ALTER TABLE auth.signing_keys ALTER COLUMN private_key_pem DROP NOT NULL",
             "ALTER TABLE auth.signing_keys ADD CONSTRAINT signing_key_present CHECK (private_key_sealed IS NOT NULL OR private_key_pem IS NOT NULL)",
         ]),
+        // The researcher console's sessions, by the hash of the cookie's token; revoking the admin token ends them.
+        Migration(5, "console sessions", [
+            """
+            CREATE TABLE auth.console_sessions (
+                token_hash bytea PRIMARY KEY,
+                admin_token_id uuid NOT NULL REFERENCES auth.admin_tokens (id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                expires_at timestamptz NOT NULL,
+                revoked_at timestamptz)
+            """,
+            "CREATE INDEX console_sessions_expiry ON auth.console_sessions (expires_at)",
+        ]),
     ]
 }

@@ -46,6 +46,13 @@ public enum AuthService {
         methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }
+        let console = ConsoleSessions(database: environment.database, adminTokens: adminTokens)
+        methods.register(AuthMethods.consoleLogin) { input, context in try await console.login(input.token, logger: context.logger) }
+        methods.register(AuthMethods.consoleSession) { input, context in try await console.session(input.token, logger: context.logger) }
+        methods.register(AuthMethods.consoleLogout) { input, context in
+            try await console.logout(input.token, logger: context.logger)
+            return Empty()
+        }
         methods.register(AuthMethods.keysList) { _, context in
             try await signingKeys.publicKeySet(logger: context.logger)
         }

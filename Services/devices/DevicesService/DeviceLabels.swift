@@ -37,9 +37,22 @@ struct DeviceLabels: Sendable {
         return try await services.call(LinksMethods.qrRender, input: render, context: context)
     }
 
-    /// `GET /admin/v1/device-labels?name=TWOMES-…&name=…&transport=ble`: a printable page of labels.
+    /// `GET /admin/v1/device-labels?name=TWOMES-…&name=…&transport=ble`, or `?unprinted=true` for every device whose
+    /// label has not been on a sheet yet: a printable page of labels. The devices count as printed from then on.
     func sheet(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        let names = input.query["name"] ?? []
+        let names: [String]
+        switch try input.singleQueryValue("unprinted") {
+        case nil, "false":
+            names = input.query["name"] ?? []
+        case "true":
+            guard input.query["name"] == nil else {
+                throw RPCError.badRequest("name devices or ask for the unprinted ones, not both", reason: "invalid_query")
+            }
+            names = try await unprinted(logger: context.logger)
+            guard !names.isEmpty else { throw RPCError.notFound("Every device's label has been printed", reason: "no_unprinted_devices") }
+        default:
+            throw RPCError.badRequest("unprinted must be true or false", reason: "invalid_query")
+        }
         guard !names.isEmpty else { throw RPCError.badRequest("name at least one device (name=TWOMES-…)", reason: "no_devices") }
         guard names.count <= LabelSheetInput.maximumLabels else {
             throw RPCError.badRequest("a label sheet holds at most \(LabelSheetInput.maximumLabels) devices", reason: "too_many_labels")
@@ -56,7 +69,21 @@ struct DeviceLabels: Sendable {
             return LabelSheetInput.Label(payload: try payload(device, transport: transport), title: device.name, subtitle: device.typeDisplayName)
         }
         let sheet = LabelSheetInput(labels: labels, errorCorrection: try Self.errorCorrection(input))
-        return try await services.call(LinksMethods.labelsSheet, input: sheet, context: context)
+        let page = try await services.call(LinksMethods.labelsSheet, input: sheet, context: context)
+        try await database.query("UPDATE devices.devices SET label_printed_on = now() WHERE name = ANY(\(names))", logger: context.logger)
+        return page
+    }
+
+    /// The devices not on a sheet yet whose label can be made, oldest first, as many as a sheet holds.
+    private func unprinted(logger: Logger) async throws -> [String] {
+        let rows = try await database.query(
+            """
+            SELECT name FROM devices.devices WHERE label_printed_on IS NULL AND activation_token_sealed IS NOT NULL
+            ORDER BY created_on, name LIMIT \(LabelSheetInput.maximumLabels)
+            """, logger: logger)
+        var names: [String] = []
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
     }
 
     struct Device {

@@ -145,5 +145,9 @@ enum DevicesMigrations {
             "INSERT INTO devices.measurements SELECT * FROM devices.measurements_unpartitioned",
             "DROP TABLE devices.measurements_unpartitioned",
         ]),
+        // When a device's label was last put on a sheet, so that a researcher can print the ones not printed yet.
+        Migration(6, "device label printing", [
+            "ALTER TABLE devices.devices ADD COLUMN label_printed_on timestamptz",
+        ]),
     ]
 }

@@ -35,6 +35,7 @@ public enum DevicesService {
         methods.register(routed: DevicesMethods.deviceTypesCreate, requires: [.admin]) { try await deviceTypes.create($0, context: $1) }
         methods.register(routed: DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
         methods.register(routed: DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
+        methods.register(routed: DevicesMethods.devicesList, requires: [.admin]) { try await researcher.devices($0, context: $1) }
         methods.register(routed: DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
         methods.register(routed: DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
         methods.register(routed: DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }

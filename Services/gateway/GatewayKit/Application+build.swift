@@ -22,8 +22,6 @@ public func buildApplication(
         metrics.recordRPC(service: service, method: method, seconds: seconds, outcome: outcome)
     }
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
-    HealthRoutes(rpc: rpc, services: services, metrics: metrics).add(to: router)
-    DocumentationRoutes().add(to: router)
 
     let http = HTTPServerBuilder { responder in
         GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections,
@@ -54,14 +52,22 @@ public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics
         rpc: rpc, accessTokens: AccessTokenVerifier(rpc: rpc, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience))
     let sessionKeys = SessionKeyCache()
     let rateLimits = RouteRateLimits(settings: configuration.rateLimits, metrics: metrics)
+    var forwarders: [String: RouteForwarder] = [:]
     for route in routes {
         let forwarder = RouteForwarder(
             route: route, rpc: rpc, authenticator: authenticator,
             maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout, sessionKeys: sessionKeys,
             rateLimits: rateLimits)
+        forwarders["\(route.method) \(route.path)"] = forwarder
         router.on(RouterPath(route.path), method: route.method) { request, context in
             try await forwarder.respond(to: request, context: context)
         }
     }
+    let health = HealthRoutes(rpc: rpc, services: RouteTable.services(of: routes), metrics: metrics)
+    health.add(to: router)
+    DocumentationRoutes().add(to: router)
+    let gate = ConsoleSessionGate(rpc: rpc, serviceTimeout: configuration.serviceTimeout, secureCookies: configuration.consoleSecureCookies)
+    ConsoleRoutes(admin: ConsoleAdmin(forwarders: forwarders, gate: gate), gate: gate, health: health, metrics: metrics, rateLimits: rateLimits)
+        .add(to: router)
     return router
 }

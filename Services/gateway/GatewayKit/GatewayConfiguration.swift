@@ -16,6 +16,9 @@ public struct GatewayConfiguration: Sendable {
     public var serviceTimeout: Duration
     public var connections: ConnectionLimits
     public var rateLimits: RateLimitSettings
+    /// Whether the console's cookies are `Secure`: by default whenever the gateway serves TLS; set it when a proxy in
+    /// front terminates TLS for a gateway that serves plain HTTP.
+    public var consoleSecureCookies: Bool
 
     public init(_ configuration: Configuration) throws {
         host = configuration.string("CUSTODIAN_HTTP_HOST", default: "127.0.0.1")
@@ -45,6 +48,9 @@ public struct GatewayConfiguration: Sendable {
         }
         self.connections = connections
         rateLimits = try RateLimitSettings(configuration)
+
+        let secureDefault = insecureHTTP && tlsCertificatePath == nil ? "false" : "true"
+        consoleSecureCookies = ["1", "true", "yes"].contains(configuration.string("CUSTODIAN_CONSOLE_SECURE_COOKIES", default: secureDefault).lowercased())
 
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw ConfigurationError(message: "set both CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or neither")

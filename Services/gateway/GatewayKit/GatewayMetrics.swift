@@ -15,6 +15,8 @@ public final class GatewayMetrics: Sendable {
 
     /// The server's connections: how many are open, and how many were closed for being surplus or too slow.
     let connections: ConnectionCensus
+    /// The last hour's requests, for the console.
+    let recent = RecentRequests()
 
     /// Each request's counter and histograms, found by their labels without building the registry's descriptors
     /// and label lists again (a visible share of a small request's time).
@@ -68,6 +70,7 @@ public final class GatewayMetrics: Sendable {
         }
         metrics.count.increment()
         metrics.duration.record(duration)
+        recent.record(status: status)
     }
 
     func recordRPC(service: String, method: String, seconds: Double, outcome: String) {

@@ -26,7 +26,18 @@ struct HealthRoutes: Sendable {
     }
 
     private func readiness(requestID: String) async -> Response {
-        let checks = await withTaskGroup(of: (String, String).self) { group in
+        let checks = await self.checks(requestID: requestID)
+        let ready = checks.values.allSatisfy { $0 == "ok" }
+        let body: JSONValue = [
+            "status": .string(ready ? "ready" : "not ready"),
+            "services": .object(checks.mapValues { .string($0) }),
+        ]
+        return JSONResponse.make(body, status: ready ? .ok : .serviceUnavailable)
+    }
+
+    /// Each service's readiness: `ok`, or what is wrong.
+    func checks(requestID: String) async -> [String: String] {
+        await withTaskGroup(of: (String, String).self) { group in
             for service in services {
                 group.addTask {
                     let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(2.5))
@@ -44,11 +55,5 @@ struct HealthRoutes: Sendable {
             for await (service, status) in group { results[service] = status }
             return results
         }
-        let ready = checks.values.allSatisfy { $0 == "ok" }
-        let body: JSONValue = [
-            "status": .string(ready ? "ready" : "not ready"),
-            "services": .object(checks.mapValues { .string($0) }),
-        ]
-        return JSONResponse.make(body, status: ready ? .ok : .serviceUnavailable)
     }
 }

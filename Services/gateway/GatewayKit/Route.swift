@@ -166,6 +166,7 @@ public enum RouteTable {
         Route(.post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,
               rateClass: .credential),
         Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/vault/users", VaultMethods.adminUsers, auth: .admin, style: .admin),
         Route(.post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin, style: .admin, success: .created),
         Route(.post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin, style: .admin, success: .created),
         Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", VaultMethods.adminGrant, auth: .admin, style: .admin),
@@ -199,6 +200,7 @@ public enum RouteTable {
         Route(.post, "/admin/v1/device-types", DevicesMethods.deviceTypesCreate, auth: .admin, style: .admin, success: .created),
         Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin, style: .admin),
         Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin, style: .admin),
         Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin, style: .admin),
         Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin, style: .admin),
         Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin, style: .admin),
@@ -208,6 +210,7 @@ public enum RouteTable {
     static let links: [Route] = [
         Route(.get, "/admin/v1/qr", LinksMethods.qrHttp, auth: .admin, style: .admin),
         Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin, style: .admin, success: .created),
+        Route(.get, "/admin/v1/links", LinksMethods.shortList, auth: .admin, style: .admin),
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
         Route(.get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
               forwardedHeaders: [.userAgent]),

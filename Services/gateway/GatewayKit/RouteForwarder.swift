@@ -53,8 +53,15 @@ struct RouteForwarder: Sendable {
     }
 
     private func forward(_ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext) async throws -> Response {
-        let input = try admitted(HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
-                                           headers: forwardedHeaders(request)), principal: callContext.principal)
+        let input = HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
+                              headers: forwardedHeaders(request))
+        return try await answer(input, callContext: callContext, logger: context.logger)
+    }
+
+    /// The route's answer to an input, for a caller the context names: one authenticated from the request, or
+    /// the console's logged-in researcher (whose pages are made of the admin routes' answers).
+    func answer(_ input: HTTPInput, callContext: CallContext, logger: Logger) async throws -> Response {
+        let input = try admitted(input, principal: callContext.principal)
         do {
             switch route.rendering {
             case .json:
@@ -71,7 +78,7 @@ struct RouteForwarder: Sendable {
                 return streamedResponse(first: first, input: input, context: callContext)
             }
         } catch let error as RPCError {
-            throw serviceError(error, logger: context.logger)
+            throw serviceError(error, logger: logger)
         }
     }
 
@@ -173,18 +180,9 @@ struct RouteForwarder: Sendable {
         }
     }
 
-    /// `a=1&b=x+y` as `{"a":"1","b":"x y"}`; nil when a part is not valid percent-encoding.
+    /// `a=1&b=x+y` as `{"a":"1","b":"x y"}` (a repeated name's last value); nil when the form is not valid.
     static func formFields(_ data: Data) -> JSONValue? {
-        var fields: [String: JSONValue] = [:]
-        for pair in String(decoding: data, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? {
-                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decode(parts[0]), let value = parts.count > 1 ? decode(parts[1]) : "" else { return nil }
-            fields[name] = .string(value)
-        }
-        return .object(fields)
+        URLEncodedForm.fields(data).map { fields in .object(fields.compactMapValues { $0.last.map(JSONValue.string) }) }
     }
 
     func pathParameters(_ context: GatewayRequestContext) -> [String: String] {

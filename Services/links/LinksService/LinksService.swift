@@ -47,6 +47,10 @@ public enum LinksService {
         methods.register(routed: LinksMethods.shortHttpCreate, requires: [.admin]) { input, context in
             try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
         }
+        let directory = ShortLinkDirectory(database: environment.database)
+        methods.register(routed: LinksMethods.shortList, requires: [.admin]) { input, context in
+            try await directory.list(input, context: context)
+        }
         methods.register(LinksMethods.shortResolve) { input, context in
             try await shortLinks.resolve(input, logger: context.logger)
         }

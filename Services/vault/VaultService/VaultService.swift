@@ -30,6 +30,8 @@ public enum VaultService {
         methods.register(routed: VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
         methods.register(routed: VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }
         methods.register(routed: VaultMethods.adminGrant, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
+        let directory = VaultDirectory(database: database)
+        methods.register(routed: VaultMethods.adminUsers, requires: [.admin]) { try await directory.users($0, context: $1) }
         methods.register(VaultMethods.adminModuleQR, requires: [.admin], work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
         return methods
     }

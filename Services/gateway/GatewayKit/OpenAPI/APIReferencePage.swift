@@ -221,11 +221,6 @@ extension JSONValue {
         return nil
     }
 
-    fileprivate var arrayValue: [JSONValue]? {
-        if case .array(let values) = self { return values }
-        return nil
-    }
-
     fileprivate var objectValue: [String: JSONValue]? {
         if case .object(let fields) = self { return fields }
         return nil

@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianQR
 import CustodianRPC
 import Foundation
 
@@ -28,9 +29,9 @@ enum QRImages {
     }
 
     /// The symbol for `payload`, with encoding failures as the RPC errors callers get.
-    static func encode(_ payload: String, errorCorrection: QRCode.ErrorCorrection) throws -> QRCode {
+    static func encode(_ payload: String, errorCorrection: QRErrorCorrection) throws -> QRCode {
         do throws(QRCodeError) {
-            return try QRCode(encoding: payload, errorCorrection: errorCorrection)
+            return try QRCode(encoding: payload, errorCorrection: QRCode.ErrorCorrection(errorCorrection))
         } catch {
             switch error {
             case .emptyPayload: throw RPCError.badRequest(error.description, reason: "missing_data")

@@ -19,8 +19,8 @@ enum QRQuery {
         guard let format = QRRenderInput.Format(rawValue: formatName.lowercased()) else {
             throw RPCError.badRequest("format must be png or svg, not '\(formatName)'", reason: "invalid_format")
         }
-        let levelName = try input.singleQueryValue("ec") ?? QRCode.ErrorCorrection.M.rawValue
-        guard let level = QRCode.ErrorCorrection(rawValue: levelName.uppercased()) else {
+        let levelName = try input.singleQueryValue("ec") ?? QRErrorCorrection.M.rawValue
+        guard let level = QRErrorCorrection(rawValue: levelName.uppercased()) else {
             throw RPCError.badRequest("ec must be L, M, Q or H, not '\(levelName)'", reason: "invalid_error_correction")
         }
         let size = try integer(

@@ -1,3 +1,5 @@
+import CustodianQR
+
 /// Draws a QR code as SVG: a white square for the whole image and one black path of dark modules, in a
 /// view box measured in modules (quiet zone included) so the drawing scales without blur. Each horizontal run
 /// of dark modules is one `M x y h n v 1 h -n z` rectangle, which keeps the file small and easy to check.

@@ -1,12 +1,13 @@
 import CQRencode
-import CustodianContracts
 import Foundation
 
 /// A QR code symbol: the square of modules libqrencode chose for some bytes. The bytes are encoded in 8-bit
 /// mode as they are, so a scanner gives back exactly the payload, NUL bytes and invalid UTF-8 included.
 public struct QRCode: Sendable, Equatable {
     /// How much of the symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.
-    public typealias ErrorCorrection = QRErrorCorrection
+    public enum ErrorCorrection: String, Sendable, Codable, CaseIterable {
+        case L, M, Q, H
+    }
 
     /// 1 to 40; a version-v symbol is 17 + 4v modules wide.
     public let version: Int
@@ -72,7 +73,7 @@ public enum QRCodeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-extension QRErrorCorrection {
+extension QRCode.ErrorCorrection {
     var level: QRecLevel {
         switch self {
         case .L: QR_ECLEVEL_L

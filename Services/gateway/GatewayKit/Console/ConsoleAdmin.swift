@@ -1,0 +1,60 @@
+import CustodianRPC
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The admin API's routes, called for the console's researcher: the same methods, checks and errors as
+/// `/admin/v1`, with the session's admin as the caller instead of a bearer token.
+struct ConsoleAdmin: Sendable {
+    /// The routes' forwarders by `METHOD path`.
+    let forwarders: [String: RouteForwarder]
+    let gate: ConsoleSessionGate
+
+    /// A route of the table; the console names only routes that exist (ConsoleTests checks every one it uses).
+    func forwarder(_ method: HTTPRequest.Method, _ path: String) -> RouteForwarder {
+        guard let forwarder = forwarders["\(method) \(path)"] else { preconditionFailure("the console uses \(method) \(path), which is not routed") }
+        return forwarder
+    }
+
+    /// The route's JSON result.
+    func json(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput = HTTPInput(), for visit: ConsoleVisit) async throws -> JSONValue {
+        try await call(method, path, input, for: visit, as: JSONValue.self)
+    }
+
+    /// The route's reply as the service made it (an image, a page).
+    func raw(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput = HTTPInput(), for visit: ConsoleVisit) async throws -> RawHTTPReply {
+        try await call(method, path, input, for: visit, as: RawHTTPReply.self)
+    }
+
+    /// The route's response as the admin API sends it (a download streams as it is made).
+    func response(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput, for visit: ConsoleVisit) async throws -> Response {
+        let forwarder = forwarder(method, path)
+        do {
+            return try await forwarder.answer(input, callContext: gate.callContext(visit.context, principal: visit.principal), logger: visit.context.logger)
+        } catch let error as GatewayError {
+            throw ConsoleFailure(error)
+        }
+    }
+
+    /// An image reply as a `data:` URL, which the console's Content-Security-Policy lets pages show.
+    static func dataURL(_ reply: RawHTTPReply) -> String {
+        let type = reply.headers.first { $0.key.lowercased() == "content-type" }?.value ?? "image/png"
+        return "data:\(type);base64,\(reply.body)"
+    }
+
+    private func call<Result: Codable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput, for visit: ConsoleVisit, as type: Result.Type
+    ) async throws -> Result {
+        let forwarder = forwarder(method, path)
+        let route = forwarder.route
+        let context = gate.callContext(visit.context, principal: visit.principal)
+        do {
+            let admitted = try forwarder.admitted(input, principal: visit.principal)
+            return try await forwarder.rpc.call(route.service, route.rpcMethod, input: admitted, context: context, as: type, retry: route.retry)
+        } catch let error as GatewayError {
+            throw ConsoleFailure(error)
+        } catch let error as RPCError {
+            throw ConsoleFailure(forwarder.serviceError(error, logger: visit.context.logger))
+        }
+    }
+}
