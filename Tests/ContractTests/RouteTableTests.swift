@@ -23,6 +23,9 @@ struct RouteTableTests {
     static let calledBeyondRoutes: [String: String] = [
         AuthMethods.adminAuthenticate.name: "the gateway, for the admin scheme",
         AuthMethods.keysList.name: "the gateway, for the public keys that verify access tokens",
+        AuthMethods.consoleLogin.name: "the gateway's console, to log a researcher in",
+        AuthMethods.consoleSession.name: "the gateway's console, for the session of each page",
+        AuthMethods.consoleLogout.name: "the gateway's console, to log out",
         AuthMethods.lemonSessionKeys.name: "the gateway, for the keys of a tracing-app session",
         AuthMethods.lemonSessionUse.name: "the gateway, to admit each end-to-end request of a session",
         RoutesMethods.consumersVerify.name: "the gateway, for the signature scheme",

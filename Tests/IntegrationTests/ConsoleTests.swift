@@ -208,9 +208,9 @@ extension PlatformTests {
             let browser = Browser(platform)
             try await browser.logIn(platform.adminToken)
             let page = try await browser.get("/console/opensense")
-            let before = try await platform.request(.GET, "/config").text
+            let name = "console-\(UInt32.random(in: 0...UInt32.max))"
             var fields: [(String, String)] = [
-                ("csrf", page.csrf ?? ""), ("name", "console test"), ("baseUrl", "ftp://data.example.org"), ("dataUploadOnWifiOnly", "false"),
+                ("csrf", page.csrf ?? ""), ("name", name), ("baseUrl", "ftp://data.example.org"), ("dataUploadOnWifiOnly", "false"),
                 ("configUpdatePeriod", "21600"), ("dataArchivePeriod", "300"), ("dataUploadPeriod", "7200"), ("maxDataFileSizeKb", "1024"),
                 ("dataRequests", #"{"dk.dtu.imm.sensible.battery": [{"interval": -1}]}"#),
             ]
@@ -218,7 +218,7 @@ extension PlatformTests {
             #expect(refused.status == 422)
             #expect(refused.text.contains(#"<p class="field-error" id="config-baseUrl-error">baseUrl must be an http(s) URL</p>"#), "\(refused.text)")
             #expect(refused.text.contains(#"value="ftp://data.example.org""#), "what was typed stays")
-            #expect(try await platform.request(.GET, "/config").text == before, "nothing was published")
+            #expect(try await !platform.request(.GET, "/config").text.contains(name), "nothing was published")
 
             fields[2].1 = "https://data.example.org"
             fields[8].1 = "{not json"
@@ -268,7 +268,8 @@ extension PlatformTests {
             let badDays = try await browser.post("/console/links", [("csrf", csrf), ("app_url", "warmtewachter://x"), ("ttl_days", "-1")])
             #expect(badDays.status == 422)
 
-            let csv = "country,date,confirmed,deaths,recovered\r\nZA,2020-05-18,17200,312,7960\r\nGB,2020-05-18,246406,34796,\r\n"
+            // Days long before the figures other tests read (the latest per country), so that they see none of these.
+            let csv = "country,date,confirmed,deaths,recovered\r\nZA,2020-01-15,1,0,0\r\nGB,2020-01-15,2,0,\r\n"
             let imported = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "Console test"), ("file", csv)])
             #expect(imported.status == 200, "\(imported.text)")
             #expect(imported.text.contains("Imported 2 rows"))

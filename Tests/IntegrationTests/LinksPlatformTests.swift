@@ -184,5 +184,32 @@ extension PlatformTests {
                 _ = try await client.call("links", "links.short.create", input: ShortLinkInput(appURL: "data:text/html,x"), context: context, as: ShortLink.self)
             }
         }
+
+        @Test func theListShowsLinksNewestFirstWithoutTheirCodes() async throws {
+            let platform = try platform
+            var codes: [String] = []
+            for index in 0..<3 {
+                let made = try await platform.request(.POST, "/admin/v1/links", json: #"{"app_url":"warmtewachter://list/\#(index)","title":"list \#(index)"}"#, admin: true)
+                codes.append(try #require(made.json?["code"] as? String))
+            }
+            let all = try await platform.request(.GET, "/admin/v1/links?limit=1000", admin: true)
+            #expect(all.status == 200, "\(all.text)")
+            for code in codes { #expect(!all.text.contains(code), "only the start of a code is listed") }
+            let titles = (all.json?["links"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }.filter { $0.hasPrefix("list ") }
+            #expect(Array(titles.prefix(3)) == ["list 2", "list 1", "list 0"], "newest first")
+            #expect((all.json?["links"] as? [[String: Any]])?.first { $0["title"] as? String == "list 0" }?["code_prefix"] as? String == "\(codes[0].prefix(4))…")
+
+            // A page of one and the next: the cursor leads on to an older link and does not give a code away.
+            let first = try await platform.request(.GET, "/admin/v1/links?limit=1", admin: true)
+            let cursor = try #require(first.json?["next_before"] as? String)
+            let second = try await platform.request(.GET, "/admin/v1/links?limit=1&before=\(cursor)", admin: true)
+            let newer = try #require((first.json?["links"] as? [[String: Any]])?.first?["created_at"] as? String)
+            let older = try #require((second.json?["links"] as? [[String: Any]])?.first?["created_at"] as? String)
+            #expect(older <= newer)
+            #expect(second.json?["links"] as? NSArray != first.json?["links"] as? NSArray)
+            for code in codes { #expect(!cursor.contains(code)) }
+            let bad = try await platform.request(.GET, "/admin/v1/links?before=\(codes[0])", admin: true)
+            #expect(bad.status == 400 && bad.text.contains("before must be a next_before value of an earlier page"))
+        }
     }
 }

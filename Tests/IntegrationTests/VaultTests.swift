@@ -363,6 +363,25 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/api/modules/index", headers: auth).status == 200)
         }
 
+        @Test func theUserListShowsModulesPermissionsAndRepoSizesButNoPerson() async throws {
+            let platform = try platform
+            let account = try await Self.newUser(name: "Listed Person")
+            let module = try await Self.install(account, repo: "oyd.listed", read: true, write: false)
+            let write = try await platform.request(.POST, "/api/repos/oyd.listed/items", json: #"{"a":1}"#, headers: Self.bearer(account.token))
+            #expect(write.status == 200, "\(write.text)")
+            let page = try await platform.request(.GET, "/admin/v1/vault/users?after=\(account.userID - 1)&limit=1", admin: true)
+            #expect(page.status == 200, "\(page.text)")
+            #expect(!page.text.contains(account.email) && !page.text.contains("Listed Person"), "no email or name")
+            let user = try #require((page.json?["users"] as? [[String: Any]])?.first)
+            #expect(user["id"] as? Int == account.userID)
+            #expect((user["repos"] as? [[String: Any]])?.first { $0["identifier"] as? String == "oyd.listed" }?["items"] as? Int == 1)
+            let listed = try #require((user["modules"] as? [[String: Any]])?.first { $0["id"] as? Int == module.id })
+            #expect(listed["permissions"] as? NSArray == [["repo": "oyd.listed", "read": true, "write": false]] as NSArray)
+            #expect(page.json?["next_after"] as? Int == account.userID, "a full page says where the next starts")
+            #expect(try await platform.request(.GET, "/admin/v1/vault/users?limit=0", admin: true).status == 400)
+            #expect(try await platform.request(.GET, "/admin/v1/vault/users").status == 401)
+        }
+
         @Test func adminErrorsAndTheLoginQR() async throws {
             let platform = try platform
             let account = try await Self.newUser()

@@ -207,10 +207,10 @@ struct ConsoleRoutes: Sendable {
         let answer = try await admin.json(.get, "/admin/v1/accounts", HTTPInput(query: query), for: visit)
         let accounts = (answer["accounts"]?.arrayValue ?? []).map { account -> [String: Any] in
             var values = account.templateValue as? [String: Any] ?? [:]
-            values["activated"] = account["activated_on"]?.stringValue ?? "not yet"
+            values["activated"] = account["activated_on"]?.displayText ?? "not yet"
             values["devices"] = (account["devices"]?.arrayValue ?? []).map { device -> [String: Any] in
                 var values = device.templateValue as? [String: Any] ?? [:]
-                values["seen"] = device["last_seen"]?.stringValue.map { "last seen \($0)" } ?? "no measurements yet"
+                values["seen"] = device["last_seen"]?.displayText.map { "last seen \($0)" } ?? "no measurements yet"
                 return values
             }
             return values
@@ -249,9 +249,9 @@ struct ConsoleRoutes: Sendable {
         let devices = (answer["devices"]?.arrayValue ?? []).map { device -> [String: Any] in
             var values = device.templateValue as? [String: Any] ?? [:]
             values["account"] = device["pseudonym"]?.templateValue.map { "\($0)" } ?? "not attached"
-            values["activated"] = device["activated_on"]?.stringValue ?? "not yet"
-            values["seen"] = device["last_seen"]?.stringValue ?? "never"
-            values["printed"] = device["label_printed_on"]?.stringValue == nil ? "no" : "yes"
+            values["activated"] = device["activated_on"]?.displayText ?? "not yet"
+            values["seen"] = device["last_seen"]?.displayText ?? "never"
+            values["printed"] = device["label_printed_on"]?.displayText == nil ? "no" : "yes"
             return values
         }
         return ConsolePage(
@@ -339,7 +339,7 @@ struct ConsoleRoutes: Sendable {
         }
         let devices = (try await devicesAnswer)["devices"]?.arrayValue?.map { device -> [String: Any] in
             var values = device.templateValue as? [String: Any] ?? [:]
-            values["last"] = device["last_upload"]?.stringValue ?? "none yet"
+            values["last"] = device["last_upload"]?.displayText ?? "none yet"
             return values
         } ?? []
         return ConsolePage(
