@@ -108,6 +108,10 @@ extension PlatformTests {
             #expect(overview.text.contains("<h1>Overview</h1>") && overview.text.contains(#"id="health""#))
             #expect(overview.headers.first(name: "Cache-Control") == "no-store")
 
+            let missing = try await browser.get("/console/no/such/page")
+            #expect(missing.status == 404 && missing.text.contains("There is no console page at /console/no/such/page."))
+            #expect(missing.text.contains(#"id="logout""#), "in the console's look, with its navigation")
+
             let loggedOut = try await browser.post("/console/logout", [("csrf", overview.csrf ?? "")])
             #expect(loggedOut.status == 303 && loggedOut.location == "/console/login")
             #expect(browser.cookies["custodian_console"] == nil, "the cookie is cleared")

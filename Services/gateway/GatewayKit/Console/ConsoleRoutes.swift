@@ -56,6 +56,10 @@ struct ConsoleRoutes: Sendable {
         page(router, .get, "/console/lemon/submissions") { visit in
             try await download(visit, route: "/admin/v1/statistics/submissions", names: ["format", "from", "to"]) { error in try await lemon(visit, error: error) }
         }
+        // Anything else under /console: a page saying so, in the console's look, rather than the admin API's JSON 404.
+        page(router, .get, "/console/**") { visit in
+            throw ConsoleFailure(status: .notFound, message: "There is no console page at \(visit.request.uri.path).")
+        }
     }
 
     /// A page behind the login: without a live session the visitor is sent to log in; a refusal becomes a page
@@ -98,7 +102,8 @@ struct ConsoleRoutes: Sendable {
     // MARK: Login
 
     private func loginPage(_ request: Request, context: GatewayRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
-        if error == nil, try await gate.visit(request, context: context) != nil { return ConsolePage.redirect(to: "/console") }
+        // Already logged in: on to the overview. (When `auth` cannot say, the form is shown; logging in then says why not.)
+        if error == nil, (try? await gate.visit(request, context: context)) != nil { return ConsolePage.redirect(to: "/console") }
         let loginToken = SecretToken.generate(byteCount: 16)
         // The login form's token is the page's own (there is no session yet), and there is no navigation.
         var layout: [String: Any] = [
