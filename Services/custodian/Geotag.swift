@@ -14,8 +14,9 @@ struct GeotagCommand: AsyncParsableCommand {
             Finds the photo of the QR code the app showed (<unix time>-<nonce>), corrects every photo's capture time by \
             the camera clock's offset that photo measures, fetches the route (by --route-id, or by the lookup id derived \
             from the QR code), decrypts it with the passphrase, and writes each photo's interpolated position into its \
-            Exif GPS tags. Photos outside the route, or in a gap longer than --max-gap, are left as they are. \
-            See docs/geotag.md.
+            Exif GPS tags. Photos outside the route (by more than --extrapolate seconds), or in a gap longer than \
+            --max-gap, are left as they are. Warns on stderr when the photos come from several cameras, whose clocks \
+            differ. See docs/geotag.md.
             """)
 
     @Argument(help: "The folder with the photos (*.jpg, *.jpeg), the QR code's photo among them.") var folder: String
@@ -26,11 +27,16 @@ struct GeotagCommand: AsyncParsableCommand {
     @OptionGroup var store: RouteStoreOptions
     @Option(help: "The longest gap, in seconds, between two fixes that a photo's position is interpolated across.")
     var maxGap: Double = 300
+    @Option(help: "Photos up to this many seconds before the route's first fix or after its last get that fix's position.")
+    var extrapolate: Double = 0
+    @Flag(help: "Take the photos of the folder's subfolders too (a memory card's DCIM/100CANON, 101CANON …).") var recursive = false
     @Option(help: "Write the geotagged photos into this folder instead of changing them in place.") var output: String?
     @Flag(help: "Print what would be written, and write nothing.") var dryRun = false
 
     func run() async throws {
-        guard maxGap >= 0, maxGap.isFinite else { throw ValidationError("--max-gap is a number of seconds") }
+        // The bound keeps the seconds printable as whole numbers; no route spans 30 years.
+        guard maxGap >= 0, maxGap <= 1e9 else { throw ValidationError("--max-gap is a number of seconds") }
+        guard extrapolate >= 0, extrapolate <= 1e9 else { throw ValidationError("--extrapolate is a number of seconds, 0 or more") }
         let passphrase = try passphraseOptions.resolve()
         let client = try store.client()
 
@@ -40,18 +46,17 @@ struct GeotagCommand: AsyncParsableCommand {
         }
         let names: [String]
         do {
-            names = try PhotoFolder.photos(in: folder)
+            // Copies written into an output folder inside the one searched are not photos to tag again.
+            let skipping = recursive ? output.flatMap { PhotoFolder.relativePath(of: $0, inside: folder) } : nil
+            names = try PhotoFolder.photos(in: folder, recursive: recursive, skipping: skipping)
         } catch {
             throw CLIError("cannot list \(folder): \(error.localizedDescription)")
         }
-        guard !names.isEmpty else { throw CLIError(GeotagError.noPhotos(folder: folder).description) }
-        let scans = names.map { name in
-            do {
-                return PhotoScan(name: name, jpeg: try PhotoFolder.read(path(name)))
-            } catch {
-                return PhotoScan(name: name, captureTime: nil, problem: "cannot read it")
-            }
-        }
+        guard !names.isEmpty else { throw CLIError(GeotagError.noPhotos(folder: folder, recursive: recursive).description) }
+        let root = folder
+        let progress = Self.progressLine()
+        let scans = await PhotoScanner.scan(names, read: { try PhotoFolder.read(root + "/" + $0) }, progress: { progress.show($0.text) })
+        progress.finish()
         let reference: QRReference
         do {
             reference = try QRReference.find(in: scans)
@@ -61,6 +66,11 @@ struct GeotagCommand: AsyncParsableCommand {
         let offset = Int(reference.correction.offset.rounded())
         print("QR code        \(reference.qr.text) in \(reference.photo)")
         print("camera clock   \(offset == 0 ? "right" : "\(abs(offset)) s \(offset > 0 ? "behind" : "ahead")")")
+        if let warning = CameraBodies.warning(scans, qrPhoto: reference.photo) {
+            // After the lines above even when both streams go to one file.
+            fflush(nil)
+            Console.warn(warning)
+        }
 
         let route = try await fetchRoute(client, reference: reference)
         let tracks: Tracks
@@ -69,7 +79,7 @@ struct GeotagCommand: AsyncParsableCommand {
         } catch RouteFormatError.cannotOpen {
             throw CLIError("wrong passphrase: route \(route.routeID) does not open with it and the nonce of \(reference.photo)")
         }
-        let interpolator = RouteInterpolator(tracks: tracks, maxGap: maxGap)
+        let interpolator = RouteInterpolator(tracks: tracks, maxGap: maxGap, maxExtrapolation: extrapolate)
         if let start = interpolator.start, let end = interpolator.end {
             print("route          \(route.routeID): \(tracks.tracks.count) tracks, \(tracks.fixCount) fixes, "
                   + "\(GeotagPlan.time(start)) to \(GeotagPlan.time(end))")
@@ -89,27 +99,23 @@ struct GeotagCommand: AsyncParsableCommand {
                 throw CLIError("cannot create \(output): \(error.localizedDescription)")
             }
         }
-        for index in plan.indices {
-            guard case .tag(let tags) = plan[index].action else { continue }
-            let name = plan[index].name
-            do {
-                let tagged = try ExifGPSWriter.write(tags, into: PhotoFolder.read(path(name)))
-                try PhotoFolder.write(tagged, to: output.map { $0 + "/" + name } ?? path(name))
-            } catch {
-                plan[index].action = .skip("cannot write it: \(error)")
-            }
-        }
+        plan = PhotoFolder.apply(plan, folder: folder, output: output)
         print("")
         print(SummaryTable(plan).text)
         print("\(Self.photos(plan.count { $0.isTagged })) geotagged\(output.map { " into \($0)" } ?? ""), \(plan.count { !$0.isTagged }) skipped")
     }
 
-    static func photos(_ count: Int) -> String {
-        count == 1 ? "1 photo" : "\(count) photos"
+    /// Scanning a card's worth of large photos takes a while: a line on stderr says how far it got.
+    static func progressLine() -> ProgressLine {
+        let write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        guard isatty(STDERR_FILENO) == 1 else { return ProgressLine(mode: .log(interval: .seconds(10)), write: write) }
+        var size = winsize()
+        let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        return ProgressLine(mode: .terminal(columns: columns), write: write)
     }
 
-    private func path(_ name: String) -> String {
-        folder + "/" + name
+    static func photos(_ count: Int) -> String {
+        count == 1 ? "1 photo" : "\(count) photos"
     }
 
     private func fetchRoute(_ client: RouteStoreClient, reference: QRReference) async throws -> RouteStoreClient.FetchedRoute {

@@ -1,5 +1,10 @@
 /// Adds or replaces a JPEG's GPS tags.
 ///
+/// A photo that already has a GPS IFD (from the camera, another tool, or an earlier run) keeps the GPS tags this
+/// writer does not write (GPSImgDirection, GPSMapDatum, the altitude when the route has none …): the new GPS IFD
+/// holds this writer's tags and a copy of each other tag of the old one, value included, since the old IFD may
+/// be cut off. A tag of a type TIFF does not define is left out: its value's size, and so where it ends, is unknown.
+///
 /// The existing TIFF block keeps every byte where it was: maker notes hold offsets of their own that no
 /// writer can know about, so moving anything could break them. The new GPS IFD is appended to the block; if
 /// IFD0 already points to a GPS IFD, that pointer is changed in place, else a copy of IFD0 with the GPSInfo
@@ -34,13 +39,14 @@ public enum ExifGPSWriter {
         let order = block.order
         var out = block.bytes
         let pointerIndex = block.ifd0.firstIndex { $0.tag == TIFFBlock.gpsIFDPointer }
+        let entries = merged(tags.entries(order), keeping: pointerIndex == nil ? [] : block.subdirectory(TIFFBlock.gpsIFDPointer) ?? [])
         if pointerIndex != nil, let old = block.offset(of: TIFFBlock.gpsIFDPointer), gpsDirectoryEndsBlock(block, at: old) {
             out.removeSubrange(old...)
         }
         if out.count % 2 == 1 { out.append(0) }
         if let index = pointerIndex {
             let gpsOffset = out.count
-            out += TIFFDirectoryWriter.directory(tags.entries(order), at: gpsOffset, order: order)
+            out += TIFFDirectoryWriter.directory(entries, at: gpsOffset, order: order)
             let entry = block.ifd0Offset + 2 + 12 * index
             order.put(TIFFType.long.rawValue, into: &out, at: entry + 2)
             order.put(UInt32(1), into: &out, at: entry + 4)
@@ -62,10 +68,24 @@ public enum ExifGPSWriter {
             raw.sort { $0.tag < $1.tag }
             let next = order.uint32(block.bytes, at: block.ifd0Offset + 2 + 12 * count) ?? 0
             out += order.bytes(UInt16(raw.count)) + raw.flatMap(\.bytes) + order.bytes(next)
-            out += TIFFDirectoryWriter.directory(tags.entries(order), at: gpsOffset, order: order)
+            out += TIFFDirectoryWriter.directory(entries, at: gpsOffset, order: order)
             order.put(UInt32(ifd0Offset), into: &out, at: 4)
         }
         return out
+    }
+
+    /// `new`, and the entries of `old` whose tags `new` does not have (the first of a tag that is there twice), with
+    /// their values copied.
+    static func merged(_ new: [NewTIFFEntry], keeping old: [TIFFEntry]) -> [NewTIFFEntry] {
+        var tags = Set(new.map(\.tag))
+        var entries = new
+        for entry in old where !tags.contains(entry.tag) {
+            // An entry whose value lies outside the block was read with no value: there is nothing to copy.
+            guard let type = TIFFType(rawValue: entry.type), entry.value.count == type.size * Int(entry.count) else { continue }
+            tags.insert(entry.tag)
+            entries.append(NewTIFFEntry(tag: entry.tag, type: type, count: entry.count, value: entry.value))
+        }
+        return entries
     }
 
     /// Whether the GPS IFD at `offset`, with its values laid out right after it, is the last thing in the

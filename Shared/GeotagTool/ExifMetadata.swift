@@ -1,7 +1,9 @@
-/// What `custodian geotag` reads from a photo's Exif data: the capture time, and the GPS tags (so that tests
-/// and the summary can read back what was written).
+/// What `custodian geotag` reads from a photo's Exif data: the capture time, the camera that took it, and the
+/// GPS tags (so that tests and the summary can read back what was written).
 public struct ExifMetadata: Sendable, Equatable {
     public var captureTime: CaptureTime?
+    /// Make, Model and BodySerialNumber; nil when the photo names none of them.
+    public var camera: CameraBody?
     public var gps: GPSTags?
     /// The TIFF block's byte order; nil without Exif data.
     public var byteOrder: TIFFByteOrder?
@@ -13,6 +15,9 @@ public struct ExifMetadata: Sendable, Equatable {
     static let offsetTimeOriginal: UInt16 = 0x9011
     static let subSecTime: UInt16 = 0x9290
     static let subSecTimeOriginal: UInt16 = 0x9291
+    static let make: UInt16 = 0x010F
+    static let model: UInt16 = 0x0110
+    static let bodySerialNumber: UInt16 = 0xA431
 
     /// A JPEG without Exif data has no metadata; one whose Exif data are not TIFF is an error.
     public init(jpeg: [UInt8]) throws(ExifError) {
@@ -36,6 +41,8 @@ public struct ExifMetadata: Sendable, Equatable {
                                   offset: text(Self.offsetTimeOriginal, in: exif))
             ?? CaptureTime(dateTime: text(Self.dateTime, in: block.ifd0), subSeconds: text(Self.subSecTime, in: exif),
                            offset: text(Self.offsetTime, in: exif))
+        camera = CameraBody(make: text(Self.make, in: block.ifd0), model: text(Self.model, in: block.ifd0),
+                            serial: text(Self.bodySerialNumber, in: exif))
         if let entries = block.subdirectory(TIFFBlock.gpsIFDPointer) {
             gps = Self.gps(entries, order: block.order)
         }

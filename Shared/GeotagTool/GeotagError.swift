@@ -1,6 +1,6 @@
 /// Why `custodian geotag` cannot geotag a folder at all (as opposed to skipping one photo).
 public enum GeotagError: Error, Sendable, Equatable, CustomStringConvertible {
-    case noPhotos(folder: String)
+    case noPhotos(folder: String, recursive: Bool = false)
     case noQRPhoto(photos: Int)
     case severalRoutes([(photo: String, qr: String)])
     case qrPhotoWithoutCaptureTime(String)
@@ -8,8 +8,8 @@ public enum GeotagError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noPhotos(let folder):
-            "no JPEG photos (*.jpg, *.jpeg) in \(folder)"
+        case .noPhotos(let folder, let recursive):
+            "no JPEG photos (*.jpg, *.jpeg) in \(folder)\(recursive ? " or its subfolders" : "")"
         case .noQRPhoto(let photos):
             "none of the \(photos) photos shows the route's QR code (<unix time>-<nonce>): photograph the code the app shows and add that photo"
         case .severalRoutes(let codes):

@@ -21,7 +21,9 @@ public struct PlannedPhoto: Sendable, Equatable {
 
 public enum GeotagPlan {
     public static func plan(_ scans: [PhotoScan], correction: ClockCorrection, route: RouteInterpolator) -> [PlannedPhoto] {
-        scans.map { scan in
+        // Without --extrapolate the reason reads as it always has.
+        let extrapolation = route.maxExtrapolation > 0 ? "; --extrapolate is \(Int(route.maxExtrapolation)) s" : ""
+        return scans.map { scan in
             if let problem = scan.problem { return PlannedPhoto(name: scan.name, correctedTime: nil, action: .skip(problem)) }
             guard let capture = scan.captureTime else {
                 return PlannedPhoto(name: scan.name, correctedTime: nil, action: .skip("no capture time (Exif DateTimeOriginal or DateTime)"))
@@ -29,8 +31,8 @@ public enum GeotagPlan {
             let time = correction.correct(capture)
             let action: PlannedPhoto.Action = switch route.position(at: time) {
             case .position(let position): .tag(GPSTags(position: position, time: time))
-            case .beforeRoute(let start): .skip("before the route, which starts at \(Self.time(start))")
-            case .afterRoute(let end): .skip("after the route, which ends at \(Self.time(end))")
+            case .beforeRoute(let start): .skip("before the route, which starts at \(Self.time(start))\(extrapolation)")
+            case .afterRoute(let end): .skip("after the route, which ends at \(Self.time(end))\(extrapolation)")
             case .gap(let from, let to, let betweenTracks):
                 .skip("in a \(Int((to - from).rounded())) s gap \(betweenTracks ? "between tracks" : "between fixes") "
                     + "(\(Self.time(from)) to \(Self.time(to)); --max-gap is \(Int(route.maxGap)) s)")

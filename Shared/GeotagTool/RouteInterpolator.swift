@@ -5,12 +5,17 @@ import CustodianGeotag
 /// placed like one between two fixes of a track: when the two fixes around it are at most `maxGap` seconds
 /// apart. A longer gap (the GPS lost its fix, or the recording was paused while the photographer moved on)
 /// leaves the position unknown rather than guessed.
+///
+/// Before the first fix and after the last there is nothing to interpolate between. A photo up to
+/// `maxExtrapolation` seconds outside them gets the first or last fix's position (exiftool's geotagging does the
+/// same, up to its GeoMaxExtSecs): the phone takes a while to find its first fix, and the last photo may be taken
+/// after the recording was stopped, both a few steps from where the route ends.
 public struct RouteInterpolator: Sendable {
     public enum Outcome: Sendable, Equatable {
         case position(GeoPosition)
-        /// Before the first fix, which was at `start`.
+        /// Before the first fix, which was at `start`, by more than `maxExtrapolation`.
         case beforeRoute(start: Double)
-        /// After the last fix, which was at `end`.
+        /// After the last fix, which was at `end`, by more than `maxExtrapolation`.
         case afterRoute(end: Double)
         /// Between fixes further apart than the limit.
         case gap(from: Double, to: Double, betweenTracks: Bool)
@@ -23,13 +28,15 @@ public struct RouteInterpolator: Sendable {
 
     let points: [Point]
     public let maxGap: Double
+    public let maxExtrapolation: Double
 
-    public init(tracks: Tracks, maxGap: Double) {
+    public init(tracks: Tracks, maxGap: Double, maxExtrapolation: Double = 0) {
         // A stable sort: fixes at the same instant keep the route's order.
         points = tracks.tracks.enumerated()
             .flatMap { track, fixes in fixes.map { Point(fix: $0, track: track) } }
             .enumerated().sorted { ($0.element.fix.time, $0.offset) < ($1.element.fix.time, $1.offset) }.map(\.element)
         self.maxGap = maxGap
+        self.maxExtrapolation = maxExtrapolation
     }
 
     public var start: Double? { points.first?.fix.time }
@@ -37,8 +44,12 @@ public struct RouteInterpolator: Sendable {
 
     public func position(at time: Double) -> Outcome {
         guard let first = points.first, let last = points.last else { return .beforeRoute(start: .nan) }
-        if time < first.fix.time { return .beforeRoute(start: first.fix.time) }
-        if time > last.fix.time { return .afterRoute(end: last.fix.time) }
+        if time < first.fix.time {
+            return first.fix.time - time <= maxExtrapolation ? .position(Self.position(of: first.fix)) : .beforeRoute(start: first.fix.time)
+        }
+        if time > last.fix.time {
+            return time - last.fix.time <= maxExtrapolation ? .position(Self.position(of: last.fix)) : .afterRoute(end: last.fix.time)
+        }
         // The first point later than `time`; the one before it is at or before `time`.
         var low = 0, high = points.count
         while low < high {

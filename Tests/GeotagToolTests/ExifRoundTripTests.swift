@@ -58,7 +58,7 @@ struct ExifRoundTripTests {
     }
 
     @Test(arguments: [TIFFByteOrder.littleEndian, .bigEndian])
-    func taggingAgainReplacesTheGPSTagsWithoutGrowing(order: TIFFByteOrder) throws {
+    func taggingAgainReplacesOurGPSTagsWithoutGrowing(order: TIFFByteOrder) throws {
         let original = try ExifFixture.jpeg(tiff: ExifFixture.tiff(order))
         let once = try ExifGPSWriter.write(Self.tags, into: original)
         let moved = GPSTags(position: GeoPosition(latitude: -33.856_784, longitude: 151.215_297, altitude: nil), time: 1_764_100_000)
@@ -68,12 +68,70 @@ struct ExifRoundTripTests {
         #expect(thrice == twice)
         try Self.expectOnlyExifChanged(original, twice)
         let read = try ExifMetadata(jpeg: twice)
-        Self.expectClose(read.gps, moved)
-        #expect(read.gps?.position.altitude == nil)
+        // The new position and time; the altitude, which the second route has none of, is the one written before.
+        Self.expectClose(read.gps, GPSTags(position: GeoPosition(latitude: moved.position.latitude, longitude: moved.position.longitude,
+                                                                 altitude: Self.tags.position.altitude), time: moved.time))
         let twiceTIFF = try #require(try JPEGFile(twice).exifTIFF)
         let gps = try #require(try TIFFBlock(twiceTIFF).subdirectory(TIFFBlock.gpsIFDPointer))
-        #expect(gps.map(\.tag) == [0, 1, 2, 3, 4, 7, 0x1D])
+        #expect(gps.map(\.tag) == [0, 1, 2, 3, 4, 5, 6, 7, 0x1D])
         #expect(gps[1].text == "S" && gps[3].text == "E")
+    }
+
+    /// A GPS IFD as a camera with a GPS and a compass writes it, in the middle of the block: position, altitude,
+    /// the direction the camera looked, the map datum and the fix's error.
+    static func cameraGPS(_ order: TIFFByteOrder) -> [ExifFixture.Entry] {
+        func rational(_ numerator: UInt32, _ denominator: UInt32) -> [UInt8] { order.bytes(numerator) + order.bytes(denominator) }
+        return [
+            ExifFixture.Entry(tag: 0x0000, type: 1, count: 4, value: [2, 2, 0, 0]),
+            ExifFixture.Entry(tag: 0x0001, type: 2, count: 2, value: Array("N".utf8) + [0]),
+            ExifFixture.Entry(tag: 0x0002, type: 5, count: 3, value: rational(10, 1) + rational(30, 1) + rational(0, 1)),
+            ExifFixture.Entry(tag: 0x0003, type: 2, count: 2, value: Array("E".utf8) + [0]),
+            ExifFixture.Entry(tag: 0x0004, type: 5, count: 3, value: rational(20, 1) + rational(15, 1) + rational(0, 1)),
+            ExifFixture.Entry(tag: 0x0005, type: 1, count: 1, value: [0]),
+            ExifFixture.Entry(tag: 0x0006, type: 5, count: 1, value: rational(12_345, 100)),
+            ExifFixture.Entry(tag: 0x0010, type: 2, count: 2, value: Array("T".utf8) + [0]),
+            ExifFixture.Entry(tag: 0x0011, type: 5, count: 1, value: rational(27_150, 100)),
+            ExifFixture.Entry(tag: 0x0012, type: 2, count: 7, value: Array("WGS-84".utf8) + [0]),
+            ExifFixture.Entry(tag: 0x001F, type: 5, count: 1, value: rational(5, 1)),
+        ]
+    }
+
+    static func gpsEntries(_ jpeg: [UInt8]) throws -> [UInt16: TIFFEntry] {
+        let tiff = try #require(try JPEGFile(jpeg).exifTIFF)
+        let entries = try #require(try TIFFBlock(tiff).subdirectory(TIFFBlock.gpsIFDPointer))
+        #expect(entries.map(\.tag) == entries.map(\.tag).sorted())
+        return Dictionary(entries.map { ($0.tag, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test(arguments: [TIFFByteOrder.littleEndian, .bigEndian])
+    func aPhotoTaggedBeforeKeepsItsOtherGPSTags(order: TIFFByteOrder) throws {
+        let original = try ExifFixture.jpeg(tiff: ExifFixture.tiff(order, gps: Self.cameraGPS(order)))
+        let old = try Self.gpsEntries(original)
+        #expect(try ExifMetadata(jpeg: original).gps?.position.altitude == 123.45)
+
+        // A route without altitude: ours replace position, version and time; the camera's altitude, direction,
+        // datum and error stay, values and all.
+        let flat = GPSTags(position: GeoPosition(latitude: -33.856_784, longitude: 151.215_297, altitude: nil), time: 1_764_100_000)
+        let tagged = try ExifGPSWriter.write(flat, into: original)
+        try Self.expectOnlyExifChanged(original, tagged)
+        let merged = try Self.gpsEntries(tagged)
+        #expect(merged.keys.sorted() == [0, 1, 2, 3, 4, 5, 6, 7, 0x10, 0x11, 0x12, 0x1D, 0x1F])
+        for tag: UInt16 in [5, 6, 0x10, 0x11, 0x12, 0x1F] {
+            let (before, after) = (try #require(old[tag]), try #require(merged[tag]))
+            #expect(before.type == after.type && before.count == after.count && before.value == after.value, "tag \(tag)")
+        }
+        #expect(merged[0]?.value == [2, 3, 0, 0] && merged[1]?.text == "S" && merged[3]?.text == "E")
+        let read = try ExifMetadata(jpeg: tagged)
+        #expect(abs((read.gps?.position.latitude ?? 0) - flat.position.latitude) < 1e-7)
+        #expect(read.gps?.position.altitude == 123.45)
+
+        // With an altitude of its own the route's replaces the camera's; tagging again changes nothing.
+        let withAltitude = try ExifGPSWriter.write(Self.tags, into: tagged)
+        let replaced = try Self.gpsEntries(withAltitude)
+        #expect(replaced[5]?.value == [1] && replaced[6]?.rationals(order) == [3.25])
+        #expect(replaced[0x11]?.value == old[0x11]?.value && replaced[0x12]?.text == "WGS-84")
+        #expect(try ExifGPSWriter.write(Self.tags, into: withAltitude) == withAltitude)
+        Self.expectClose(try ExifMetadata(jpeg: withAltitude).gps, Self.tags)
     }
 
     @Test func aJPEGWithoutExifGetsAnAPP1AfterItsJFIFSegment() throws {

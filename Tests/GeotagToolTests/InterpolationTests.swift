@@ -47,6 +47,20 @@ struct InterpolationTests {
         #expect(Self.route.start == 1000 && Self.route.end == 2820)
     }
 
+    @Test func withExtrapolationPhotosJustOutsideTheRouteGetItsFirstOrLastFix() {
+        let route = RouteInterpolator(tracks: Self.tracks, maxGap: 300, maxExtrapolation: 60)
+        #expect(route.maxExtrapolation == 60)
+        #expect(Self.position(999, route) == GeoPosition(latitude: 52.0, longitude: 5.0, altitude: 10))
+        #expect(Self.position(940, route) == GeoPosition(latitude: 52.0, longitude: 5.0, altitude: 10))
+        #expect(route.position(at: 939.9) == .beforeRoute(start: 1000))
+        #expect(Self.position(2880, route) == GeoPosition(latitude: 53.0, longitude: 6.1, altitude: -4))
+        #expect(route.position(at: 2880.1) == .afterRoute(end: 2820))
+        // Only the ends: a gap between fixes is no nearer to being bridged.
+        #expect(route.position(at: 1040) == .gap(from: 1020, to: 2220, betweenTracks: true))
+        // Without it (the default), nothing outside the route, as before.
+        #expect(RouteInterpolator(tracks: Self.tracks, maxGap: 300).position(at: 999) == .beforeRoute(start: 1000))
+    }
+
     @Test func gapsLongerThanTheLimitAreNotBridged() {
         // The pause between the tracks (1200 s) and the 600 s between the second track's fixes.
         #expect(Self.route.position(at: 1500) == .gap(from: 1020, to: 2220, betweenTracks: true))

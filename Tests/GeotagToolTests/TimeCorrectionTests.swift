@@ -97,4 +97,21 @@ struct TimeCorrectionTests {
         #expect(plan[4] == PlannedPhoto(name: "undated.jpg", correctedTime: nil, action: .skip("no capture time (Exif DateTimeOriginal or DateTime)")))
         #expect(plan[5].action == .skip("not a JPEG file"))
     }
+
+    @Test func withExtrapolationThePlanTagsPhotosNearTheEndsAndSaysSoOfTheOthers() throws {
+        let route = RouteInterpolator(tracks: Tracks([[
+            Fix(latitude: 52, longitude: 5, altitude: 1, accuracy: 5, time: 1_764_000_000),
+            Fix(latitude: 52.001, longitude: 5, altitude: 2, accuracy: 5, time: 1_764_000_010),
+        ]]), maxGap: 300, maxExtrapolation: 120)
+        let plan = GeotagPlan.plan([
+            PhotoScan(name: "start.jpg", captureTime: CaptureTime(wallClock: 1_763_999_890)),
+            PhotoScan(name: "end.jpg", captureTime: CaptureTime(wallClock: 1_764_000_120)),
+            PhotoScan(name: "early.jpg", captureTime: CaptureTime(wallClock: 1_763_999_860)),
+            PhotoScan(name: "late.jpg", captureTime: CaptureTime(wallClock: 1_764_000_140)),
+        ], correction: ClockCorrection(offset: 10), route: route)
+        #expect(plan[0].action == .tag(GPSTags(position: GeoPosition(latitude: 52, longitude: 5, altitude: 1), time: 1_763_999_900)))
+        #expect(plan[1].action == .tag(GPSTags(position: GeoPosition(latitude: 52.001, longitude: 5, altitude: 2), time: 1_764_000_130)))
+        #expect(plan[2].action == .skip("before the route, which starts at 2025-11-24T16:00:00Z; --extrapolate is 120 s"))
+        #expect(plan[3].action == .skip("after the route, which ends at 2025-11-24T16:00:10Z; --extrapolate is 120 s"))
+    }
 }
