@@ -53,6 +53,7 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   $sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 fi
 
+source Deploy/dev/lib/platform.sh   # stop_platform
 source Deploy/dev/python-tools.sh   # $tools: the venv with the pinned selenium
 
 tmp=$(mktemp -d /tmp/custodian-console.XXXXXX)
@@ -61,12 +62,7 @@ platform=""
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
-  if [ -n "$platform" ] && kill -0 "$platform" 2>/dev/null; then
-    kill -INT "$platform" 2>/dev/null || true
-    for _ in $(seq 60); do kill -0 "$platform" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$platform" 2>/dev/null && { echo "console-browser.sh: the platform did not stop in 30 s; killing it" >&2; kill -KILL "$platform"; }
-    wait "$platform" 2>/dev/null || true
-  fi
+  stop_platform
   rm -rf "$tmp"
   exit "$status"
 }

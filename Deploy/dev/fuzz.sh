@@ -63,6 +63,7 @@ esac
 [ -x "$bin/custodian" ] || { echo "no $bin/custodian: build first (swift build)" >&2; exit 2; }
 bin=$(cd "$bin" && pwd)
 
+source Deploy/dev/lib/platform.sh   # stop_platform
 source Deploy/dev/python-tools.sh   # $tools: the venv with the pinned schemathesis
 
 tmp=$(mktemp -d /tmp/custodian-fuzz.XXXXXX)
@@ -71,12 +72,7 @@ platform=""
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
-  if [ -n "$platform" ] && kill -0 "$platform" 2>/dev/null; then
-    kill -INT "$platform" 2>/dev/null || true
-    for _ in $(seq 60); do kill -0 "$platform" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$platform" 2>/dev/null && { echo "fuzz.sh: the platform did not stop in 30 s; killing it" >&2; kill -KILL "$platform"; }
-    wait "$platform" 2>/dev/null || true
-  fi
+  stop_platform
   if [ -n "${FUZZ_REPORT_DIR:-}" ]; then
     mkdir -p "$FUZZ_REPORT_DIR"
     cp -r "$tmp/report/." "$FUZZ_REPORT_DIR/" 2>/dev/null || true

@@ -32,6 +32,26 @@ public enum TerminalQR {
         }
     }
 
+    /// The module rows a drawing shows, two a line: the reverse of ``lines(_:margin:colours:)`` for plain colours, to
+    /// check what a terminal shows. Nil when a line holds anything but the four glyphs.
+    public static func modules<Line: StringProtocol>(_ lines: [Line]) -> [[Bool]]? {
+        var rows: [[Bool]] = []
+        for line in lines {
+            var top: [Bool] = [], bottom: [Bool] = []
+            for character in line {
+                switch character {
+                case "█": top.append(true); bottom.append(true)
+                case "▀": top.append(true); bottom.append(false)
+                case "▄": top.append(false); bottom.append(true)
+                case " ": top.append(false); bottom.append(false)
+                default: return nil
+                }
+            }
+            rows += [top, bottom]
+        }
+        return rows
+    }
+
     static func glyph(top: Bool, bottom: Bool) -> Character {
         switch (top, bottom) {
         case (true, true): "█"

@@ -339,33 +339,10 @@ extension RunningPlatform {
         try await Self.run(binaries + "/custodian", arguments, environment: environment)
     }
 
-    /// Runs a program to completion and returns its exit status and output (stdout and stderr together),
-    /// waiting without holding one of the few threads every test shares (an upload to an unreachable server
-    /// takes seconds). `environment` is added to this process's.
+    /// Runs a program to completion and returns its exit status and output (stdout and stderr together).
+    /// `environment` is added to this process's.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let outputPath = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try? output.close()
-        return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+        let result = try await CommandRunner.run(executable, arguments, environment: environment, together: true)
+        return (result.status, result.stdout)
     }
 }

@@ -11,33 +11,8 @@ struct SeparatedOutput: Sendable {
     var stderr: String
 
     static func run(_ executable: String, _ arguments: [String]) async throws -> SeparatedOutput {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let base = NSTemporaryDirectory() + "cit-cli-\(UUID().uuidString)"
-        var handles: [FileHandle] = []
-        for suffix in [".out", ".err"] {
-            _ = FileManager.default.createFile(atPath: base + suffix, contents: nil)
-            handles.append(try FileHandle(forWritingTo: URL(fileURLWithPath: base + suffix)))
-        }
-        defer {
-            for handle in handles { try? handle.close() }
-            for suffix in [".out", ".err"] { try? FileManager.default.removeItem(atPath: base + suffix) }
-        }
-        process.standardOutput = handles[0]
-        process.standardError = handles[1]
-        process.standardInput = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let read = { (suffix: String) in (try? String(contentsOfFile: base + suffix, encoding: .utf8)) ?? "" }
-        return SeparatedOutput(status: status, stdout: read(".out"), stderr: read(".err"))
+        let result = try await CommandRunner.run(executable, arguments, together: false)
+        return SeparatedOutput(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 

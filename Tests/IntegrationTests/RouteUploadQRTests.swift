@@ -8,25 +8,6 @@ extension PlatformTests {
     /// `custodian route upload` draws the QR code of its QR text, to be photographed off the screen at once.
     @Suite("custodian route upload: the QR code in the terminal and as a PNG")
     struct RouteUploadQR {
-        /// The module rows the half blocks show, two a line: ink (`▀`, `▄`, `█`) is dark.
-        static func modules(_ lines: [Substring]) throws -> [[Bool]] {
-            var rows: [[Bool]] = []
-            for line in lines {
-                var top: [Bool] = [], bottom: [Bool] = []
-                for character in line {
-                    switch character {
-                    case "█": top.append(true); bottom.append(true)
-                    case "▀": top.append(true); bottom.append(false)
-                    case "▄": top.append(false); bottom.append(true)
-                    case " ": top.append(false); bottom.append(false)
-                    default: throw PlatformError("a QR line holds \(character): \(line)")
-                    }
-                }
-                rows += [top, bottom]
-            }
-            return rows
-        }
-
         /// What a camera sees of those rows: 4 pixels a module, black ink on white.
         static func image(_ rows: [[Bool]]) -> GreyImage {
             let width = (rows.map(\.count).max() ?? 0) * 4, height = rows.count * 4
@@ -69,7 +50,7 @@ extension PlatformTests {
             let code = try QRCode(encoding: qrText, errorCorrection: .Q)
             let side = code.size + 8
             #expect(drawing.count == (side + 1) / 2 && drawing.allSatisfy { $0.count == side })
-            let shown = try Self.modules(drawing)
+            let shown = try #require(TerminalQR.modules(drawing))
             let layout = QRLayout(code: code, moduleSize: 1, margin: 4)
             let expected = (0..<shown.count).map { row in (0..<side).map { layout.isDark(row: row, column: $0) } }
             #expect(shown == expected, "the drawing is not libqrencode's symbol with a 4-module quiet zone")

@@ -8,25 +8,6 @@ import Testing
 struct TerminalQRTests {
     static let routeText = "1795325360-440C07BBCDF5F62699517C7EAC2C05EC"
 
-    /// The modules the characters show, two rows a line: ink (`▀`, `▄`, `█`) is dark.
-    static func modules(_ lines: [String]) throws -> [[Bool]] {
-        var rows: [[Bool]] = []
-        for line in lines {
-            var top: [Bool] = [], bottom: [Bool] = []
-            for character in line {
-                switch character {
-                case "█": top.append(true); bottom.append(true)
-                case "▀": top.append(true); bottom.append(false)
-                case "▄": top.append(false); bottom.append(true)
-                case " ": top.append(false); bottom.append(false)
-                default: throw ScannerError("unexpected character \(character.unicodeScalars.map { String($0.value, radix: 16) }) in \(line)")
-                }
-            }
-            rows += [top, bottom]
-        }
-        return rows
-    }
-
     /// A binary PGM of the text as a terminal draws it: each character a cell 6 pixels wide and 12 tall, ink black
     /// on white, with no gap between cells.
     static func pgm(_ lines: [String]) -> Data {
@@ -57,7 +38,7 @@ struct TerminalQRTests {
         // A symbol is an odd number of modules wide, so the last line's lower halves lie below it.
         #expect(lines.count == (side + 1) / 2)
         #expect(lines.allSatisfy { $0.count == side })
-        let shown = try Self.modules(lines)
+        let shown = try #require(TerminalQR.modules(lines))
         let layout = QRLayout(code: code, moduleSize: 1, margin: margin)
         for row in 0..<shown.count {
             for column in 0..<side {

@@ -17,6 +17,16 @@ start_platform() {
   grep -q "custodian ready" "$data/up.log" || { cat "$data/up.log"; exit 1; }
 }
 
+# stop_platform: stops `custodian up` ($platform, if it runs) as Ctrl-C would; kills it if it is not gone in 30 s.
+stop_platform() {
+  if [ -n "${platform:-}" ] && kill -0 "$platform" 2>/dev/null; then
+    kill -INT "$platform" 2>/dev/null || true
+    for _ in $(seq 60); do kill -0 "$platform" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$platform" 2>/dev/null && { echo "$(basename "$0"): the platform did not stop in 30 s; killing it" >&2; kill -KILL "$platform"; }
+    wait "$platform" 2>/dev/null || true
+  fi
+}
+
 # pid_of NAME: the current process id of a supervised process, from the "started"/"restarted (pid N" lines.
 pid_of() { grep -E "^$1 +(re)?started \(pid" "$data/up.log" | tail -1 | sed -E 's/.*\(pid ([0-9]+).*/\1/'; }
 
