@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Custodian needs to build, run and test, if any is missing.
+# Installs the Debian packages Custodian needs to build and run it, and with --tests those its tests need too, if any
+# is missing.
 set -euo pipefail
 
-# zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
-# libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them; libimage-exiftool-perl
-# (exiftool) sets capture times and reads the written GPS tags back in the tests. python3-venv: the Python test
-# tools live in a virtual environment (Deploy/dev/python-tools.sh). curl, iproute2 and openssl: the fault and
-# multi-host scripts (Deploy/dev/chaos.sh, multihost.sh) poll the platform, make network namespaces and try TLS.
-# chromium and chromium-driver: the researcher console's browser test (Deploy/dev/console-browser.sh).
-packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client zbar-tools librsvg2-bin
-          libzbar-dev libturbojpeg0-dev libimage-exiftool-perl python3-venv curl iproute2 openssl
-          chromium chromium-driver)
+# libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them.
+packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client libzbar-dev libturbojpeg0-dev)
+if [ "${1:-}" = "--tests" ]; then
+  # zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
+  # libimage-exiftool-perl (exiftool) sets capture times and reads the written GPS tags back. python3-venv: the Python
+  # test tools live in a virtual environment (Deploy/dev/python-tools.sh). curl, iproute2 and openssl: the fault and
+  # multi-host scripts (Deploy/dev/chaos.sh, multihost.sh) poll the platform, make network namespaces and try TLS.
+  # chromium and chromium-driver: the researcher console's browser test (Deploy/dev/console-browser.sh).
+  packages+=(zbar-tools librsvg2-bin libimage-exiftool-perl python3-venv curl iproute2 openssl chromium chromium-driver)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,7 +3,7 @@
 # (a throwaway PostgreSQL cluster, every service and the gateway as real processes) and drives it over HTTPS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-./Deploy/dev/install-dependencies.sh
+./Deploy/dev/install-dependencies.sh --tests
 # The integration suite runs the executables, so build every product, not just the test bundle.
 swift build --build-tests
 swift test --skip-build "$@"

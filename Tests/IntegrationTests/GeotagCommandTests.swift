@@ -72,7 +72,7 @@ extension PlatformTests {
 
         static func exiftool(_ arguments: [String]) async throws -> (status: Int32, output: String) {
             guard let exiftool = ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-                throw PlatformError("exiftool is not installed; install libimage-exiftool-perl (Deploy/dev/install-dependencies.sh does)")
+                throw PlatformError("exiftool is not installed; install libimage-exiftool-perl (Deploy/dev/install-dependencies.sh --tests does)")
             }
             return try await RunningPlatform.run(exiftool, arguments)
         }

@@ -4,7 +4,7 @@ import Foundation
 enum QRScanner {
     static func decode(_ image: Data) throws -> [UInt8] {
         guard let zbarimg = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw PlatformError("zbarimg is not installed; install zbar-tools (Deploy/dev/install-dependencies.sh does)")
+            throw PlatformError("zbarimg is not installed; install zbar-tools (Deploy/dev/install-dependencies.sh --tests does)")
         }
         let path = NSTemporaryDirectory() + "cit-qr-\(UUID().uuidString).png"
         try image.write(to: URL(fileURLWithPath: path))

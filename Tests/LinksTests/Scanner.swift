@@ -11,7 +11,7 @@ enum Scanner {
     /// The bytes zbarimg finds in an image file, without the newline it ends its output with.
     static func decode(_ image: Data, fileExtension: String = "png") throws -> [UInt8] {
         guard let zbarimg else {
-            throw ScannerError("zbarimg is not installed; install zbar-tools (Deploy/dev/install-dependencies.sh does)")
+            throw ScannerError("zbarimg is not installed; install zbar-tools (Deploy/dev/install-dependencies.sh --tests does)")
         }
         let path = temporaryPath(fileExtension)
         try image.write(to: URL(fileURLWithPath: path))
