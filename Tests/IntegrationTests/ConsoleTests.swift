@@ -106,6 +106,9 @@ extension PlatformTests {
             let overview = try await browser.get("/console")
             #expect(overview.status == 200)
             #expect(overview.text.contains("<h1>Overview</h1>") && overview.text.contains(#"id="health""#))
+            for count in ["Twomes accounts", "Twomes devices", "OpenSense devices", "Vault users", "API consumers", "LEMON submissions"] {
+                #expect(overview.text.contains("</strong><a href=") && overview.text.contains(">\(count)</a>"), "the overview counts \(count)")
+            }
             #expect(overview.headers.first(name: "Cache-Control") == "no-store")
 
             let missing = try await browser.get("/console/no/such/page")
@@ -276,11 +279,19 @@ extension PlatformTests {
             let csv = "country,date,confirmed,deaths,recovered\r\nZA,2020-01-15,1,0,0\r\nGB,2020-01-15,2,0,\r\n"
             let imported = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "Console test"), ("file", csv)])
             #expect(imported.status == 200, "\(imported.text)")
-            #expect(imported.text.contains("Imported 2 rows"))
-            #expect(imported.text.contains(#"<svg xmlns="http://www.w3.org/2000/svg" id="submissions-chart" role="img""#))
-            let badCSV = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "x"), ("file", "country,date\r\nXX,1\r\n")])
-            #expect(badCSV.status == 400 || badCSV.status == 422, "\(badCSV.status)")
-            #expect(badCSV.text.contains(#"id="error""#))
+            #expect(imported.headers.first(name: "Content-Length") == nil, "sent in parts: the progress first, the outcome when the rows are stored")
+            let progress = try #require(imported.text.range(of: #"<p id="progress" role="status">Importing 2 rows from Console test"#))
+            let outcome = try #require(imported.text.range(of: "Imported 2 rows (2 new, 0 updated) for GB, ZA, 2020-01-15 to 2020-01-15."), "\(imported.text)")
+            #expect(progress.upperBound < outcome.lowerBound)
+            #expect(imported.text.hasSuffix("</html>\n"))
+            let again = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "Console test"), ("file", csv)])
+            #expect(again.text.contains("Imported 2 rows (0 new, 2 updated)"), "a second import replaces rather than duplicates")
+            // A file the service refuses: the page says so in an alert, and nothing is stored.
+            let badCSV = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "x"), ("file", "country,date,confirmed,deaths,recovered\r\nZA,2020-01-16,1,0,0\r\nXX,1,2,3,4\r\n")])
+            #expect(badCSV.text.contains(#"<p id="error" role="alert">Nothing was imported: "#) && !badCSV.text.contains("Imported "), "\(badCSV.text)")
+            #expect(try platform.sql("SELECT count(*) FROM statistics.covid_figures WHERE day = '2020-01-16'") == "0")
+            let empty = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "x"), ("file", " ")])
+            #expect(empty.status == 400 && empty.text.contains("Choose a CSV file to import."))
         }
     }
 }

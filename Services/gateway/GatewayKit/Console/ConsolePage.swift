@@ -25,6 +25,10 @@ struct ConsolePage {
 
     /// The page for a visitor: with the navigation and the logout form (and its CSRF token) when logged in.
     func response(csrf: String?) -> Response {
+        Self.html(html(csrf: csrf), status: status)
+    }
+
+    func html(csrf: String?) -> String {
         var values = self.values
         values["csrf"] = csrf ?? ""
         let content = ConsoleTemplates.library.render(values, withTemplate: template) ?? ""
@@ -40,8 +44,7 @@ struct ConsolePage {
                 ["id": entry.id, "href": entry.href, "label": entry.label, "current": entry.section == section]
             }
         }
-        let html = ConsoleTemplates.library.render(layout, withTemplate: "layout") ?? ""
-        return Self.html(html, status: status)
+        return ConsoleTemplates.library.render(layout, withTemplate: "layout") ?? ""
     }
 
     /// HTML the console sends, with its policy; never cached, as every page shows live data behind a login.

@@ -190,6 +190,7 @@ struct ConsoleRoutes: Sendable {
         async let accounts = count("/admin/v1/accounts", "accounts")
         async let devices = count("/admin/v1/devices", "devices")
         async let openSense = count("/admin/v1/opensense/devices", "devices", [:])
+        async let vaultUsers = count("/admin/v1/vault/users", "users")
         async let consumers = count("/admin/v1/api-consumers", "consumers", [:])
         async let submissions: String = {
             guard let answer = try? await admin.json(.get, "/admin/v1/statistics/submissions/counts", for: visit), case .array(let rows)? = answer["counts"] else { return "?" }
@@ -199,6 +200,7 @@ struct ConsoleRoutes: Sendable {
             ["label": "Twomes accounts", "value": await accounts, "href": "/console/twomes/accounts"],
             ["label": "Twomes devices", "value": await devices, "href": "/console/twomes/devices"],
             ["label": "OpenSense devices", "value": await openSense, "href": "/console/opensense"],
+            ["label": "Vault users", "value": await vaultUsers, "href": "/console/vault"],
             ["label": "API consumers", "value": await consumers, "href": "/console/consumers"],
             ["label": "LEMON submissions", "value": await submissions, "href": "/console/lemon"],
         ]
@@ -546,7 +548,7 @@ struct ConsoleRoutes: Sendable {
 
     // MARK: LEMON
 
-    private func lemon(_ visit: ConsoleVisit, imported: JSONValue? = nil, error: ConsoleFailure? = nil) async throws -> Response {
+    private func lemon(_ visit: ConsoleVisit, error: ConsoleFailure? = nil) async throws -> Response {
         let counts = try await admin.json(.get, "/admin/v1/statistics/submissions/counts", for: visit)["counts"]?.arrayValue ?? []
         func totals(_ key: String) -> [[String: Any]] {
             var totals: [String: Int] = [:]
@@ -555,28 +557,45 @@ struct ConsoleRoutes: Sendable {
             }
             return totals.sorted { $0.key < $1.key }.map { ["name": $0.key, "count": $0.value] }
         }
-        var values: [String: Any] = ["chart": SubmissionChart(counts: counts).svg, "statuses": totals("status"), "countries": totals("country")]
-        if var imported = imported?.templateValue as? [String: Any] {
-            imported["countries"] = (imported["countries"] as? [Any])?.map { "\($0)" }.joined(separator: ", ") ?? ""
-            values["imported"] = imported
-        }
-        return ConsolePage(title: "LEMON", template: "lemon", values: values, status: error?.status ?? .ok,
-                           notice: imported == nil ? nil : "The COVID figures are imported.", error: error?.message, section: "lemon")
+        let values: [String: Any] = ["chart": SubmissionChart(counts: counts).svg, "statuses": totals("status"), "countries": totals("country")]
+        return ConsolePage(title: "LEMON", template: "lemon", values: values, status: error?.status ?? .ok, error: error?.message, section: "lemon")
             .response(csrf: visit.csrf)
     }
 
+    /// A COVID-figure import takes seconds for a large file (every line is checked, then all are stored in one
+    /// transaction), so the page is sent in two parts: at once, how many rows are being imported; when the service
+    /// answers, what came of it. Browsers show the first part while they wait, without a script. The status is sent
+    /// with the first part, so a file the service refuses is a 200 page that says why, in an alert.
     private func importCovid(_ visit: ConsoleVisit) async throws -> Response {
-        do {
-            guard let file = visit.field("file"), !file.isEmpty else {
-                throw ConsoleFailure(status: .badRequest, message: "Choose a CSV file to import.")
-            }
-            var query: [String: [String]] = [:]
-            for name in ["source", "source_url"] { if let value = visit.text(name) { query[name] = [value] } }
-            let result = try await admin.json(.post, "/admin/v1/statistics/covid/imports", HTTPInput(body: .string(file), query: query), for: visit)
-            return try await lemon(visit, imported: result)
-        } catch let failure as ConsoleFailure where failure.status.code < 500 {
-            return try await lemon(visit, error: failure)
+        guard let file = visit.field("file"), file.contains(where: { !$0.isWhitespace }) else {
+            return try await lemon(visit, error: ConsoleFailure(status: .badRequest, message: "Choose a CSV file to import."))
         }
+        var query: [String: [String]] = [:]
+        for name in ["source", "source_url"] { if let value = visit.text(name) { query[name] = [value] } }
+        let rows = max(0, file.split(whereSeparator: \.isNewline).filter { $0.contains { !$0.isWhitespace } }.count - 1)
+        var values: [String: Any] = ["rows": rows]
+        if let source = visit.text("source") { values["source"] = source }
+        let page = ConsolePage(title: "COVID figures import", template: "covid-import", values: values, section: "lemon").html(csrf: visit.csrf)
+        let parts = page.components(separatedBy: "<!--outcome-->")
+        let (head, tail) = (parts[0], parts.dropFirst().joined())
+        let input = HTTPInput(body: .string(file), query: query)
+        let admin = self.admin
+        var response = ConsolePage.html("")
+        response.body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: head))
+            var outcome: [String: Any] = [:]
+            do {
+                let result = try await admin.json(.post, "/admin/v1/statistics/covid/imports", input, for: visit)
+                var imported = result.templateValue as? [String: Any] ?? [:]
+                imported["countries"] = result["countries"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
+                outcome["imported"] = imported
+            } catch let failure as ConsoleFailure {
+                outcome["error"] = failure.message
+            }
+            try await writer.write(ByteBuffer(string: (ConsoleTemplates.library.render(outcome, withTemplate: "covid-outcome") ?? "") + tail))
+            try await writer.finish(nil)
+        }
+        return response
     }
 
     // MARK: Helpers

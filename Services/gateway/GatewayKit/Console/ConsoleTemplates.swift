@@ -278,13 +278,24 @@ enum ConsoleTemplates {
             <tbody>{{#countries}}<tr><td>{{name}}</td><td class="number">{{count}}</td></tr>{{/countries}}{{^countries}}<tr><td colspan="2">No submissions yet.</td></tr>{{/countries}}</tbody></table>
             <p><a href="/console/lemon/submissions?format=csv" id="download-submissions">Download the submissions (CSV, without device identifiers)</a></p>
             <h2>Import COVID figures</h2>
-            {{#imported}}<div id="imported"><p>Imported {{imported.rows}} rows ({{imported.inserted}} new, {{imported.updated}} updated) for {{imported.countries}}, {{imported.first_day}} to {{imported.last_day}}.</p></div>{{/imported}}
-            <p>A CSV file of daily figures per country (the columns of docs/admin.md), up to 6 MiB. The browser shows the upload's progress; the rows are stored in one transaction, all or none.</p>
+            <p>A CSV file of daily figures per country (<code>country,date,confirmed,deaths,recovered</code>, docs/admin.md), up to 6 MiB.
+            The browser shows the upload's progress, the next page the import's; every line is checked first, then all are stored in one transaction, or none.</p>
             <form class="stack" method="post" action="/console/lemon/covid" enctype="multipart/form-data"><input type="hidden" name="csrf" value="{{csrf}}">
             <div><label for="covid-file">CSV file</label><input id="covid-file" name="file" type="file" accept=".csv,text/csv" required></div>
             <div><label for="covid-source">Source</label><input id="covid-source" name="source" required></div>
             <div><label for="covid-source-url">Source URL</label><input id="covid-source-url" name="source_url" type="url"></div>
             <div><button id="import-covid" type="submit">Import</button></div></form>
+            """,
+        // Streamed: the first part while the rows are checked and stored, the outcome when they are (ConsoleRoutes.importCovid).
+        "covid-import": """
+            <p id="progress" role="status">Importing {{rows}} rows{{#source}} from {{source}}{{/source}}: every line is checked first, then all are stored
+            in one transaction. This page goes on when they are stored (a few seconds for 100,000 rows).</p>
+            <!--outcome-->
+            """,
+        "covid-outcome": """
+            {{#imported}}<div id="imported" role="status"><p>Imported {{imported.rows}} rows ({{imported.inserted}} new, {{imported.updated}} updated) for {{imported.countries}}, {{imported.first_day}} to {{imported.last_day}}.</p></div>{{/imported}}
+            {{#error}}<p id="error" role="alert">Nothing was imported: {{error}}</p>{{/error}}
+            <p><a href="/console/lemon">Back to LEMON</a></p>
             """,
     ]
 }

@@ -2,7 +2,8 @@ import CustodianRPC
 import Foundation
 
 extension JSONValue {
-    /// The value as Mustache renders it: objects as dictionaries, arrays as arrays, null as nothing, and times as
+    /// The value as Mustache renders it: objects as dictionaries, arrays as arrays, null as nothing (in an array: left
+    /// out), and times as
     /// ``displayText`` shows them.
     var templateValue: Any? {
         switch self {
@@ -11,7 +12,7 @@ extension JSONValue {
         case .int(let value): value
         case .double(let value): value
         case .string: displayText
-        case .array(let values): values.map { $0.templateValue as Any }
+        case .array(let values): values.compactMap { $0.templateValue }
         case .object(let fields): fields.compactMapValues { $0.templateValue }
         }
     }
