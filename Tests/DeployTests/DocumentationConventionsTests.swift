@@ -72,6 +72,18 @@ struct DocumentationConventionsTests {
         }
     }
 
+    /// The command line is `custodian`, on PATH as README.md's first block puts it there, never a build folder's path
+    /// or `swift run`, which a reader would have to change to paste an example.
+    static var commandByPath: Regex<Substring> { #/\.build[^ ]*/custodian|swift run custodian/# }
+
+    @Test func theCommandLineIsCalledCustodian() throws {
+        for page in try Self.pages() {
+            for (index, line) in page.lines.enumerated() where line.contains(Self.commandByPath) {
+                Issue.record("docs/\(page.name):\(index + 1): call the command line `custodian` (on PATH, README.md): \(line)")
+            }
+        }
+    }
+
     /// A page whose examples use `$B` or `$TOKEN` says how they are set, pointing to README.md's "Try it",
     /// before its first example does.
     @Test func pagesSayWhereBAndTOKENComeFrom() throws {
