@@ -79,7 +79,7 @@ struct ResearcherAccounts: Sendable {
     /// `GET /admin/v1/devices?after=NAME&limit=100&label_printed=true|false`, by name.
     func devices(_ input: HTTPInput, context: CallContext) async throws -> DevicePage {
         let after = try input.singleQueryValue("after") ?? ""
-        let limit = try Self.integer(input.query["limit"]?.first, name: "limit", default: 100, range: 1...1000)
+        let limit = Int(try input.integerQueryValue("limit", default: 100, in: 1...1000))
         let printed: Bool? = switch try input.singleQueryValue("label_printed") {
         case nil: nil
         case "true": true
