@@ -22,7 +22,10 @@ public struct CallContext: Codable, Sendable {
         self.principal = principal
         self.credential = credential
         self.logger = logger
-        self.logger[metadataKey: "request_id"] = .string(requestID)
+        // Each change copies the logger's metadata: a logger that carries the id already (the gateway's request's) keeps it.
+        if logger[metadataKey: "request_id"] != .string(requestID) {
+            self.logger[metadataKey: "request_id"] = .string(requestID)
+        }
     }
 
     enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential }

@@ -37,9 +37,16 @@ public enum ClientInput {
 extension HTTPInput {
     /// Whether a NUL character is anywhere in what the client sent: body, path, query or forwarded headers.
     public var containsNUL: Bool {
-        ClientInput.containsNUL(body)
+        bodyContainsNUL
             || path.contains { ClientInput.containsNUL($0.key) || ClientInput.containsNUL($0.value) }
             || query.contains { ClientInput.containsNUL($0.key) || $0.value.contains(where: ClientInput.containsNUL) }
             || headers.values.contains(where: ClientInput.containsNUL)
+    }
+
+    private var bodyContainsNUL: Bool {
+        switch bodyForm {
+        case .value(let value): ClientInput.containsNUL(value)
+        case .checked(let text): text.containsNUL
+        }
     }
 }

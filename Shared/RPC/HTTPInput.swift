@@ -4,7 +4,24 @@ import Foundation
 /// strings), the route's path parameters, the query parameters, and the few request headers its route
 /// forwards.
 public struct HTTPInput: Codable, Sendable {
-    public var body: JSONValue
+    /// The body as a value; an input made from a checked body reads it from its text on each use.
+    public var body: JSONValue {
+        get {
+            switch bodyForm {
+            case .value(let value): value
+            case .checked(let text): text.value
+            }
+        }
+        set { bodyForm = .value(newValue) }
+    }
+
+    /// How the body is held: a value, or (in the gateway) JSON text checked and forwarded as it came.
+    enum BodyForm: Sendable {
+        case value(JSONValue)
+        case checked(CheckedJSON)
+    }
+
+    var bodyForm: BodyForm
     public var path: [String: String]
     public var query: [String: [String]]
     /// Only the headers the route asks for (a link resolver needs `user-agent`), by lowercase name;
@@ -15,18 +32,25 @@ public struct HTTPInput: Codable, Sendable {
 
     public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:],
                 headers: [String: String] = [:], cursor: String? = nil) {
-        self.body = body
+        self.bodyForm = .value(body)
         self.path = path
         self.query = query
         self.headers = headers
         self.cursor = cursor
     }
 
+    /// An input whose body is JSON text the gateway checked: written into the frame as it came.
+    public init(checkedBody: CheckedJSON, path: [String: String] = [:], query: [String: [String]] = [:],
+                headers: [String: String] = [:]) {
+        self.init(path: path, query: query, headers: headers)
+        self.bodyForm = .checked(checkedBody)
+    }
+
     enum CodingKeys: String, CodingKey { case body, path, query, headers, cursor }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        body = try container.decode(JSONValue.self, forKey: .body)
+        bodyForm = .value(try container.decode(JSONValue.self, forKey: .body))
         path = try container.decode([String: String].self, forKey: .path)
         query = try container.decode([String: [String]].self, forKey: .query)
         // Callers from before headers were forwarded leave the member out.

@@ -38,14 +38,36 @@ extension JSONValue {
         return try parse(Array(bytes), maximumDepth: maximumDepth)
     }
 
+    /// Checks that `bytes` are JSON that ``parse(_:maximumDepth:)-(UnsafeRawBufferPointer,_)`` reads (the same code reads
+    /// them, building nothing), and whether a string or key in them holds U+0000. The gateway passes a checked body on as
+    /// it came instead of building a tree it would only write again.
+    public static func validate(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = 512) throws(ParseError) -> Validation {
+        var parser = Parser(bytes: bytes, maximumDepth: maximumDepth, building: false)
+        parser.skipWhitespace()
+        _ = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw ParseError(reason: .syntax, offset: parser.index) }
+        return Validation(containsNUL: parser.sawNUL)
+    }
+
+    /// What ``validate(_:maximumDepth:)`` found besides validity.
+    public struct Validation: Sendable, Equatable {
+        public var containsNUL: Bool
+    }
+
     private struct Parser {
         let bytes: UnsafeRawBufferPointer
         let maximumDepth: Int
+        /// False: check the text only, and build no value (every value read is `.null`).
+        let building: Bool
         var index = 0
+        /// A string or key decoded to text that holds U+0000 (only an escape can write one).
+        var sawNUL = false
 
-        init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
+        init(bytes: UnsafeRawBufferPointer, maximumDepth: Int, building: Bool = true) {
             self.bytes = bytes
             self.maximumDepth = maximumDepth
+            self.building = building
         }
 
         func error(_ reason: ParseError.Reason = .syntax) -> ParseError { ParseError(reason: reason, offset: index) }
@@ -64,7 +86,9 @@ extension JSONValue {
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
-            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "\""):
+                let text = try string()
+                return building ? .string(text) : .null
             case UInt8(ascii: "t"): try literal("true"); return .bool(true)
             case UInt8(ascii: "f"): try literal("false"); return .bool(false)
             case UInt8(ascii: "n"): try literal("null"); return .null
@@ -98,7 +122,7 @@ extension JSONValue {
                 index += 1
                 skipWhitespace()
                 let member = try value(depth: depth)
-                if fields[key] == nil { fields[key] = member }
+                if building, fields[key] == nil { fields[key] = member }
                 skipWhitespace()
                 guard index < bytes.count else { throw error() }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -128,7 +152,8 @@ extension JSONValue {
             }
             while true {
                 skipWhitespace()
-                items.append(try value(depth: depth))
+                let item = try value(depth: depth)
+                if building { items.append(item) }
                 skipWhitespace()
                 guard index < bytes.count else { throw error() }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -147,20 +172,23 @@ extension JSONValue {
             }
         }
 
-        /// A string; `index` is at its opening quote.
+        /// A string (the empty one when not building, unless it had escapes); `index` is at its opening quote.
         mutating func string() throws(ParseError) -> String {
             index += 1
             let start = index
+            var ascii = true
             // The common case: no escapes, so the bytes are the string.
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = try utf8(start..<index)
+                    // ASCII is valid UTF-8: a check that builds nothing needs no text.
+                    let text = !ascii ? try utf8(start..<index) : building ? asciiText(start..<index) : ""
                     index += 1
                     return text
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 guard byte >= 0x20 else { throw error() }
+                if byte >= 0x80 { ascii = false }
                 index += 1
             }
             var scalars: [UInt8] = Array(bytes[start..<index])
@@ -170,6 +198,7 @@ extension JSONValue {
                 case UInt8(ascii: "\""):
                     index += 1
                     guard let text = String(validating: scalars, as: UTF8.self) else { throw error(.invalidUTF8) }
+                    if scalars.contains(0) { sawNUL = true }
                     return text
                 case UInt8(ascii: "\\"):
                     index += 1
@@ -227,6 +256,12 @@ extension JSONValue {
                 index += 1
             }
             return value
+        }
+
+        /// Bytes known to be ASCII: valid UTF-8 without the generic validation, whose metadata look-ups cost more than
+        /// the copy on short strings.
+        func asciiText(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
 
         func utf8(_ range: Range<Int>) throws(ParseError) -> String {

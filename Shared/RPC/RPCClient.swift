@@ -193,12 +193,22 @@ public final class RPCClient: Service, Sendable {
     /// The request frame: written from a ``JSONValue`` tree for the inputs most calls carry, else through `JSONEncoder`.
     static func requestFrame<Input: Codable & Sendable>(id: RPCID, method: String, context: CallContext, input: Input) throws -> ByteBuffer {
         if let convertible = input as? any JSONValueConvertible {
+            // The members in sorted order, as the tree's writing would put them.
             var frame: [UInt8] = []
             frame.reserveCapacity(512)
-            JSONValue.object([
-                "jsonrpc": "2.0", "id": id.json, "method": .string(method),
-                "params": .object(["context": context.json, "input": convertible.json]),
-            ]).write(into: &frame)
+            var request = JSONObjectWriter(into: &frame)
+            request.key("id", into: &frame)
+            id.json.write(into: &frame)
+            request.string("jsonrpc", "2.0", into: &frame)
+            request.string("method", method, into: &frame)
+            request.key("params", into: &frame)
+            var params = JSONObjectWriter(into: &frame)
+            params.key("context", into: &frame)
+            context.writeJSON(into: &frame)
+            params.key("input", into: &frame)
+            convertible.writeJSON(into: &frame)
+            params.end(into: &frame)
+            request.end(into: &frame)
             return ByteBuffer(bytes: frame)
         }
         return try JSONEncoder().encodeAsByteBuffer(

@@ -102,7 +102,9 @@ final class RPCConnection: Sendable {
         let handler = self.handler
         let eventLoop = self.eventLoop
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Resumed exactly once: by whichever of answer, deadline, cancellation or closing takes the call out of the
+            // handler's pending calls first (or at once, when it cannot be sent).
+            try await withUnsafeThrowingContinuation { continuation in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                     return
@@ -131,8 +133,8 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private struct Pending {
-        var continuation: CheckedContinuation<RPCResponseFrame, any Error>
-        var timeout: Scheduled<Void>
+        var continuation: UnsafeContinuation<RPCResponseFrame, any Error>
+        var deadline: NIODeadline
     }
 
     private let endpoint: String
@@ -140,6 +142,10 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pending: [RPCID: Pending] = [:]
     private var context: ChannelHandlerContext?
     private var closed = false
+    /// One timer for the connection, set for the earliest deadline of its calls: a timer per call cost every call a
+    /// scheduling and a cancellation on the loop. Calls mostly share one timeout, so a new call's deadline is rarely the
+    /// earliest and the timer stays as it is.
+    private var deadlineTimer: (deadline: NIODeadline, scheduled: Scheduled<Void>)?
 
     init(endpoint: String, state: RPCConnectionState) {
         self.endpoint = endpoint
@@ -154,18 +160,30 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 
-    func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: CheckedContinuation<RPCResponseFrame, any Error>) {
+    func send(id: RPCID, frame: ByteBuffer, deadline: NIODeadline, continuation: UnsafeContinuation<RPCResponseFrame, any Error>) {
         guard let context, !closed else {
             continuation.resume(throwing: RPCTransportError.notSent(endpoint: endpoint))
             return
         }
-        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let endpoint = self.endpoint
-        let timeout = context.eventLoop.scheduleTask(deadline: deadline) {
-            loopBoundSelf.value.fail(id: id, with: RPCTransportError.deadlineExceeded(endpoint: endpoint))
-        }
-        pending[id] = Pending(continuation: continuation, timeout: timeout)
+        pending[id] = Pending(continuation: continuation, deadline: deadline)
+        if deadlineTimer.map({ deadline < $0.deadline }) ?? true { armDeadlineTimer(for: deadline, context: context) }
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    private func armDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        deadlineTimer?.scheduled.cancel()
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let scheduled = context.eventLoop.scheduleTask(deadline: deadline) { loopBoundSelf.value.failOverdueCalls() }
+        deadlineTimer = (deadline, scheduled)
+    }
+
+    /// Fails the calls whose deadline passed, and sets the timer for the next one.
+    private func failOverdueCalls() {
+        deadlineTimer = nil
+        let now = NIODeadline.now()
+        let overdue = pending.filter { $0.value.deadline <= now }
+        for id in overdue.keys { fail(id: id, with: RPCTransportError.deadlineExceeded(endpoint: endpoint)) }
+        if let next = pending.values.map(\.deadline).min(), let context { armDeadlineTimer(for: next, context: context) }
     }
 
     func cancel(id: RPCID) {
@@ -174,7 +192,6 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func fail(id: RPCID, with error: any Error) {
         guard let call = pending.removeValue(forKey: id) else { return }
-        call.timeout.cancel()
         call.continuation.resume(throwing: error)
     }
 
@@ -198,16 +215,16 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         guard let call = pending.removeValue(forKey: id) else { return }  // Its caller gave up already.
-        call.timeout.cancel()
         call.continuation.resume(returning: RPCResponseFrame(bytes: frame, fields: fields))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
+        deadlineTimer?.scheduled.cancel()
+        deadlineTimer = nil
         let calls = pending
         pending.removeAll()
         for call in calls.values {
-            call.timeout.cancel()
             call.continuation.resume(throwing: RPCTransportError.connectionClosed(endpoint: endpoint))
         }
         context.fireChannelInactive()

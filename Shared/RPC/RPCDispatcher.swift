@@ -22,16 +22,14 @@ struct RPCDispatcher: Sendable {
                 id: id)
         }
         let contextJSON = fields["params"]?["context"]
-        var context: CallContext
+        let context: CallContext
         if contextJSON == nil || contextJSON == .null {
-            context = CallContext(requestID: "-")
-        } else if let fast = CallContext(json: contextJSON) {
+            context = CallContext(requestID: "-", logger: logger)
+        } else if let fast = CallContext(json: contextJSON, logger: logger) {
             context = fast
         } else {
-            context = Self.decodeContext(frame)
+            context = withLogger(Self.decodeContext(frame))
         }
-        context.logger = logger
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
         let request = RPCMethods.Request(frame: frame, fields: fields, id: id)
         return await respond(to: request, method: method, context: context, isNotification: isNotification)
     }
@@ -56,9 +54,7 @@ struct RPCDispatcher: Sendable {
                 RPCError(.invalidRequest, reason: "invalid_request", message: "invalid request: jsonrpc must be \"2.0\" and method a string"),
                 id: header.id)
         }
-        var context = Self.decodeContext(frame)
-        context.logger = logger
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        let context = withLogger(Self.decodeContext(frame))
         return await respond(to: RPCMethods.Request(frame: frame, fields: nil, id: header.id), method: method, context: context,
                              isNotification: header.isNotification)
     }
@@ -85,6 +81,14 @@ struct RPCDispatcher: Sendable {
             return isNotification ? nil : encodeError(rpcError, id: request.id)
         }
         return isNotification ? nil : response
+    }
+
+    /// The context with this service's logger, which logs the request's id.
+    private func withLogger(_ context: CallContext) -> CallContext {
+        var context = context
+        context.logger = logger
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        return context
     }
 
     private static func decodeContext(_ frame: ByteBuffer) -> CallContext {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The messages every call carries, read from and written to ``JSONValue`` trees directly: the frame is parsed once
 /// (``JSONValue/parse(_:maximumDepth:)``) and each part taken from the tree, instead of a `JSONDecoder` pass per
@@ -22,8 +23,8 @@ extension RPCID {
 }
 
 extension CallContext {
-    /// nil when absent or not exactly the shape ``CallContext`` decodes.
-    init?(json: JSONValue?) {
+    /// nil when absent or not exactly the shape ``CallContext`` decodes; `logger` gets the request id as metadata.
+    init?(json: JSONValue?, logger: Logger) {
         guard case .object(let fields) = json, case .string(let requestID) = fields["requestId"] else { return nil }
         var milliseconds: Int64?
         switch fields["deadline"] {
@@ -45,7 +46,7 @@ extension CallContext {
             guard let decoded = Credential(json: value) else { return nil }
             credential = decoded
         }
-        self.init(requestID: requestID, principal: principal, credential: credential)
+        self.init(requestID: requestID, principal: principal, credential: credential, logger: logger)
         self.deadline = milliseconds
     }
 
@@ -55,6 +56,25 @@ extension CallContext {
         if let principal { fields["principal"] = principal.json }
         if let credential { fields["credential"] = credential.json }
         return .object(fields)
+    }
+
+    /// The text of `json`, written without building it: every call's frame carries one.
+    func writeJSON(into output: inout [UInt8]) {
+        var object = JSONObjectWriter(into: &output)
+        if let credential {
+            object.key("credential", into: &output)
+            credential.json.write(into: &output)
+        }
+        if let deadline {
+            object.key("deadline", into: &output)
+            output.append(contentsOf: String(deadline).utf8)
+        }
+        if let principal {
+            object.key("principal", into: &output)
+            principal.json.write(into: &output)
+        }
+        object.string("requestId", requestID, into: &output)
+        object.end(into: &output)
     }
 }
 
@@ -186,6 +206,69 @@ extension RPCErrorObject {
 /// Inputs and results whose frames are written from a ``JSONValue`` tree instead of through `JSONEncoder`.
 protocol JSONValueConvertible {
     var json: JSONValue { get }
+    /// The JSON text of `json`, byte for byte; a type that can write it without building the tree does.
+    func writeJSON(into output: inout [UInt8])
+}
+
+extension JSONValueConvertible {
+    func writeJSON(into output: inout [UInt8]) {
+        json.write(into: &output)
+    }
+}
+
+/// Writes a JSON object member by member, its keys given in sorted order (as ``JSONValue/write(into:escapingSlashes:)``
+/// writes them), without building the object first.
+struct JSONObjectWriter {
+    private var first = true
+
+    init(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+    }
+
+    /// Writes the key; the caller writes the member's value next.
+    mutating func key(_ key: StaticString, into output: inout [UInt8]) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        first = false
+        output.append(UInt8(ascii: "\""))
+        output.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        output.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    mutating func string(_ key: StaticString, _ value: String, into output: inout [UInt8]) {
+        self.key(key, into: &output)
+        JSONValue.write(value, into: &output)
+    }
+
+    func end(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// A JSON object of strings (or of arrays of strings), keys sorted.
+    static func write(_ fields: [String: String], into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        for (index, key) in fields.keys.sorted().enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.write(key, into: &output)
+            output.append(UInt8(ascii: ":"))
+            JSONValue.write(fields[key]!, into: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    static func write(_ fields: [String: [String]], into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        for (index, key) in fields.keys.sorted().enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.write(key, into: &output)
+            output.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
+            for (position, value) in fields[key]!.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.write(value, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+        output.append(UInt8(ascii: "}"))
+    }
 }
 
 /// Results read straight from the response's tree instead of through `JSONDecoder`.
@@ -243,7 +326,27 @@ extension StreamPage: JSONValueConvertible, JSONValueReadable {
     }
 }
 
-extension HTTPInput: JSONValueConvertible {}
+extension HTTPInput: JSONValueConvertible {
+    /// A checked body goes in as the client sent it.
+    func writeJSON(into output: inout [UInt8]) {
+        var object = JSONObjectWriter(into: &output)
+        object.key("body", into: &output)
+        switch bodyForm {
+        case .value(let value): value.write(into: &output)
+        case .checked(let text): output.append(contentsOf: text.bytes.readableBytesView)
+        }
+        if let cursor { object.string("cursor", cursor, into: &output) }
+        if !headers.isEmpty {
+            object.key("headers", into: &output)
+            JSONObjectWriter.write(headers, into: &output)
+        }
+        object.key("path", into: &output)
+        JSONObjectWriter.write(path, into: &output)
+        object.key("query", into: &output)
+        JSONObjectWriter.write(query, into: &output)
+        object.end(into: &output)
+    }
+}
 extension Empty: JSONValueConvertible {
     var json: JSONValue { .object([:]) }
 }

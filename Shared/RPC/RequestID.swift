@@ -7,7 +7,7 @@ public enum RequestID {
         return withUnsafeMutableBytes(of: &bytes) { raw in
             raw[6] = raw[6] & 0x0F | 0x40  // version 4
             raw[8] = raw[8] & 0x3F | 0x80  // RFC 9562 variant
-            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            let digits: StaticString = "0123456789abcdef"
             return String(unsafeUninitializedCapacity: 36) { text in
                 var position = 0
                 for (index, byte) in raw.enumerated() {
@@ -15,8 +15,8 @@ public enum RequestID {
                         text[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    text[position] = digits[Int(byte >> 4)]
-                    text[position + 1] = digits[Int(byte & 0x0F)]
+                    text[position] = digits.utf8Start[Int(byte >> 4)]
+                    text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
                     position += 2
                 }
                 return position

@@ -133,6 +133,29 @@ struct ClientServerTests {
         }
     }
 
+    /// A connection keeps one timer for its calls' earliest deadline: a call with a nearer deadline than those in flight
+    /// must still fail at its own, and the later one at its own after that.
+    @Test func eachCallOnAConnectionFailsAtItsOwnDeadline() async throws {
+        try await withServer { _, directory, _ in
+            var settings = RPCClient.Settings()
+            settings.connectionsPerEndpoint = 1
+            let client = RPCClient(services: ["test": .directory(directory)], settings: settings, logger: testLogger)
+            defer { client.shutdown() }
+            let started = ContinuousClock.now
+            let far = Task { try await client.call("test", "test.echo", input: Echo(text: "far", delayMilliseconds: 6000), context: context(timeout: 4), as: Echo.self) }
+            try await Task.sleep(for: .milliseconds(300))
+            let near = await #expect(throws: RPCError.self) {
+                try await client.call("test", "test.echo", input: Echo(text: "near", delayMilliseconds: 6000), context: context(timeout: 0.3), as: Echo.self)
+            }
+            #expect(near?.code == .deadlineExceeded)
+            #expect(ContinuousClock.now - started < .seconds(3), "the near deadline waited for the far one")
+            let farError = await #expect(throws: RPCError.self) { try await far.value }
+            #expect(farError?.code == .deadlineExceeded)
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .seconds(3.9) && elapsed < .seconds(15), "the far call failed at \(elapsed), its deadline 4 s")
+        }
+    }
+
     @Test func cancellingTheCallerEndsTheCall() async throws {
         try await withServer { _, directory, _ in
             let client = makeClient(directory: directory)

@@ -101,6 +101,88 @@ struct JSONValueCodecTests {
     }
 }
 
+/// The gateway checks a body with `JSONValue.validate` and forwards its text; the service reads it with `parse`. Both must
+/// take and refuse the same texts, or a body the gateway let through would fail in the service (a 500, not a 400).
+@Suite("JSON values: checking without building agrees with reading")
+struct JSONValidationTests {
+    static let refused = ["", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"",
+                          "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "[1] 2", "1e400", "-1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2",
+                          "{\"a\":1,,}", "[\"\\u12\"]", "{\"k\":\"v\"} x"]
+
+    static func validate(_ bytes: [UInt8], maximumDepth: Int = 512) throws(JSONValue.ParseError) -> JSONValue.Validation {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONValue.ParseError) in try JSONValue.validate(raw, maximumDepth: maximumDepth) }
+        }
+        return try result.get()
+    }
+
+    @Test(arguments: JSONValueCodecTests.texts)
+    func takesWhatTheReaderTakes(text: String) throws {
+        let value = try JSONValue.parse(Array(text.utf8))
+        let found = try Self.validate(Array(text.utf8))
+        #expect(found.containsNUL == ClientInput.containsNUL(value))
+    }
+
+    @Test(arguments: refused)
+    func refusesWhatTheReaderRefuses(text: String) {
+        let theirs = #expect(throws: JSONValue.ParseError.self, "\(text)") { try JSONValue.parse(Array(text.utf8)) }
+        let ours = #expect(throws: JSONValue.ParseError.self, "\(text)") { try Self.validate(Array(text.utf8)) }
+        #expect(ours == theirs)
+    }
+
+    @Test func invalidUTF8AndDepthAreRefusedAlike() throws {
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0xFF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22],
+                               [0x5B, 0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22, 0x5D]] {
+            let theirs = #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(bytes) }
+            let ours = #expect(throws: JSONValue.ParseError.self) { try Self.validate(bytes) }
+            #expect(ours == theirs, "\(bytes)")
+        }
+        let deep = Array((String(repeating: "[{\"a\":", count: 16) + "1" + String(repeating: "}]", count: 16)).utf8)
+        let theirs = #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(deep, maximumDepth: 31) }
+        let ours = #expect(throws: JSONValue.ParseError.self) { try Self.validate(deep, maximumDepth: 31) }
+        #expect(ours == theirs && ours?.reason == .tooDeep)
+        _ = try Self.validate(deep, maximumDepth: 32)
+        _ = try JSONValue.parse(deep, maximumDepth: 32)
+    }
+
+    @Test func aNULInAnyStringOrKeyIsFound() throws {
+        for text in [#"{"a":"x\u0000y"}"#, #"{"a\u0000":1}"#, #"[1,["\u0000"]]"#, #"{"dup":"ok","dup":"\u0000"}"#] {
+            #expect(try Self.validate(Array(text.utf8)).containsNUL, "\(text)")
+        }
+        for text in [#"{"a":"x\\u0000y"}"#, #"{"a":"\u0001"}"#, #""0""#, "0"] {
+            #expect(try !Self.validate(Array(text.utf8)).containsNUL, "\(text)")
+        }
+    }
+
+    /// Random documents: written, then spaced out and their escapes varied, must be taken and read back the same.
+    @Test func randomDocumentsAreTakenAsTheyAreRead() throws {
+        var generator = SystemRandomNumberGenerator()
+        func document(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .int(Int64.random(in: .min ... .max, using: &generator))
+            case 3: return .double(Double.random(in: -1e300...1e300, using: &generator))
+            case 4: return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in
+                Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)) ?? "x") }))
+            case 5: return .array((0..<Int.random(in: 0..<5, using: &generator)).map { _ in document(depth + 1) })
+            default: return .object(Dictionary((0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)", document(depth + 1)) },
+                                               uniquingKeysWith: { first, _ in first }))
+            }
+        }
+        for _ in 0..<300 {
+            let value = document(0)
+            let text = String(decoding: value.jsonBytes, as: UTF8.self)
+            let spaced = text.replacingOccurrences(of: ",", with: " ,\n ").replacingOccurrences(of: ":", with: " : ")
+            #expect(try Self.validate(Array(text.utf8)).containsNUL == ClientInput.containsNUL(value))
+            // Spacing out may put a line break inside a string, which both must refuse.
+            let theirs = try? JSONValue.parse(Array(spaced.utf8)), ours = try? Self.validate(Array(spaced.utf8))
+            #expect((theirs == nil) == (ours == nil), "\(spaced)")
+            if let theirs, let ours { #expect(ours.containsNUL == ClientInput.containsNUL(theirs)) }
+        }
+    }
+}
+
 /// An error response as `JSONEncoder` writes it: what the dispatcher's own writing must read as.
 private struct RPCErrorResponse: Encodable, Sendable {
     var jsonrpc = "2.0"

@@ -39,3 +39,20 @@ struct OYDRecordTests {
         #expect(!Sodium.verifyPassword("user_b", hash: hash))
     }
 }
+
+@Suite("Encrypted record checks")
+struct RecordCheckTests {
+    @Test func hexadecimalTextIsEvenLengthDigitsOnly() {
+        #expect(Items.isHex(OYDRecordTests.value))
+        #expect(Items.isHex("0123456789abcdefABCDEF"))
+        #expect(Items.isHex(""))
+        for text in ["abc", "0g", "zz", "12 4", "ab\u{0}c", "é0", "0x12", "12\n4", String(repeating: "a", count: 999) + "G"] {
+            #expect(!Items.isHex(text), "\(text)")
+        }
+        // Every byte that is not a digit, in the middle of a long value.
+        for byte in UInt8(0)...UInt8(127) where !"0123456789abcdefABCDEF".utf8.contains(byte) {
+            let text = String(repeating: "ab", count: 100) + String(UnicodeScalar(byte)) + "c" + String(repeating: "cd", count: 100)
+            #expect(!Items.isHex(text), "byte \(byte)")
+        }
+    }
+}

@@ -53,9 +53,30 @@ struct RouteForwarder: Sendable {
     }
 
     private func forward(_ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext) async throws -> Response {
-        let input = HTTPInput(body: try body(rawBody, of: request), path: pathParameters(context), query: queryParameters(request),
-                              headers: forwardedHeaders(request))
+        let path = pathParameters(context), query = queryParameters(request), headers = forwardedHeaders(request)
+        let input: HTTPInput = if let checked = try checkedJSON(rawBody, of: request) {
+            HTTPInput(checkedBody: checked, path: path, query: query, headers: headers)
+        } else {
+            HTTPInput(body: try body(rawBody, of: request), path: path, query: query, headers: headers)
+        }
         return try await answer(input, callContext: callContext, logger: context.logger)
+    }
+
+    /// A JSON body, checked and passed on as it came; nil when the body is empty, text or a form.
+    private func checkedJSON(_ buffer: ByteBuffer, of request: Request) throws -> CheckedJSON? {
+        guard buffer.readableBytes > 0, route.bodyFormat != .text, !isForm(request) else { return nil }
+        do {
+            return try CheckedJSON(buffer, maximumDepth: Self.maximumJSONDepth)
+        } catch {
+            throw Self.malformedJSON(error, style: route.style)
+        }
+    }
+
+    /// Form bodies only where the API takes them (OpenSense's client, OAuth token requests); elsewhere the
+    /// body is JSON whatever the client labelled it, as the Twomes backend does.
+    private func isForm(_ request: Request) -> Bool {
+        route.acceptsFormBodies
+            && request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
     }
 
     /// The route's answer to an input, for a caller the context names: one authenticated from the request, or
@@ -159,11 +180,7 @@ struct RouteForwarder: Sendable {
             }
             return .string(text)
         }
-        // Form bodies only where the API takes them (OpenSense's client, OAuth token requests); elsewhere the
-        // body is JSON whatever the client labelled it, as the Twomes backend does.
-        if route.acceptsFormBodies,
-            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
-        {
+        if isForm(request) {
             guard let fields = Self.formFields(data) else { throw route.style.malformedBody("The form body is not valid URL encoding") }
             return fields
         }
@@ -175,9 +192,13 @@ struct RouteForwarder: Sendable {
         do {
             return try JSONValue.parse(data, maximumDepth: maximumJSONDepth)
         } catch {
-            throw style.malformedBody(error.reason == .tooDeep
-                ? "The request body nests deeper than \(maximumJSONDepth) levels" : "The request body is not valid JSON")
+            throw malformedJSON(error, style: style)
         }
+    }
+
+    static func malformedJSON(_ error: JSONValue.ParseError, style: APIStyle) -> GatewayError {
+        style.malformedBody(error.reason == .tooDeep
+            ? "The request body nests deeper than \(maximumJSONDepth) levels" : "The request body is not valid JSON")
     }
 
     /// `a=1&b=x+y` as `{"a":"1","b":"x y"}` (a repeated name's last value); nil when the form is not valid.

@@ -93,13 +93,21 @@ struct Items: Sendable {
         var text = text
         return text.withUTF8 { bytes in
             guard bytes.count % 2 == 0 else { return false }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): continue
-                default: return false
-                }
+            // A table look-up and one branch for the whole text: records are hundreds of digits each, a batch a thousand
+            // records (a range test per digit was a tenth of the vault's time on a batch).
+            var invalid: UInt8 = 0
+            hexDigitTable.withUnsafeBufferPointer { table in
+                for byte in bytes { invalid |= table[Int(byte)] }
             }
-            return true
+            return invalid == 0
+        }
+    }
+
+    /// 0 for the bytes of hexadecimal digits, 1 for every other byte.
+    private static let hexDigitTable: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): 0
+        default: 1
         }
     }
 
