@@ -93,8 +93,9 @@ let package = Package(
         .target(
             name: "CustodianLoad",
             dependencies: [
-                "CustodianLemon", "LemonClient", "CustodianGeotag", "GeotagClient", "CustodianVault", "CustodianSecurity",
+                "CustodianLemon", "LemonClient", "CustodianGeotag", "GeotagClient", "CustodianVault", "CustodianSecurity", "CustodianRPC",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

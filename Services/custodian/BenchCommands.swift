@@ -143,7 +143,7 @@ struct SplitTaxBench {
     func run(_ client: LoadClient) async throws -> BenchReport.SplitTax {
         let certificate = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/cert.pem" : nil
         let key = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/key.pem" : nil
-        return try await InProcessUploadServer.withServer(certificate: certificate, key: key) { baseURL in
+        return try await BaselineServer.withProcess(certificate: certificate, key: key) { baseURL in
             let local = try LoadClient.make(baseURL: baseURL, adminToken: "", caFile: certificate, insecure: connection.insecure, connections: 16)
             let scenario = Workloads.request("refused-upload", method: "POST", path: "/upload", body: "{}", expectedStatus: 400)
             func measure(_ target: LoadClient, concurrency: Int, for length: Duration) async throws -> LatencySummary {
@@ -179,59 +179,6 @@ struct SplitTaxBench {
                 addedP50Microseconds: median(single.map { ($0.gateway - $0.inProcess) * 1000 }),
                 errors: errors)
         }
-    }
-}
-
-/// The in-process side of the split tax: what a monolith would do for `POST /upload {}` — read the body with the same
-/// JSON reader, find no `device_id`, answer the thesis' 400.
-enum InProcessUploadServer {
-    static func withServer<Result: Sendable>(certificate: String?, key: String?,
-                                             _ body: @Sendable (String) async throws -> Result) async throws -> Result {
-        let router = Router()
-        router.post("/upload") { request, _ -> Response in
-            let bytes = try await request.body.collect(upTo: 1024 * 1024)
-            let fields = try? JSONValue.parse(bytes.readableBytesView, maximumDepth: 32)
-            if case .object(let object)? = fields, case .string(let id)? = object["device_id"], !id.isEmpty {
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
-            }
-            let answer = JSONValue.object(["error": "Missing device_id parameter"]).jsonBytes
-            return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
-        }
-        let server: HTTPServerBuilder
-        if let certificate, let key {
-            let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))))
-        } else {
-            server = .http1()
-        }
-        let port = PortBox()
-        var logger = Logger(label: "bench")
-        logger.logLevel = .warning
-        let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.set(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            while port.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
-            let scheme = certificate == nil ? "http" : "https"
-            let result: Result
-            do {
-                result = try await body("\(scheme)://127.0.0.1:\(port.value)")
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return result
-        }
-    }
-
-    final class PortBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var port = 0
-        var value: Int { lock.withLock { port } }
-        func set(_ value: Int) { lock.withLock { port = value } }
     }
 }
 

@@ -8,7 +8,7 @@ struct Custodian: AsyncParsableCommand {
         commandName: "custodian",
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
-        subcommands: [Up.self, Restart.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self])
+        subcommands: [Up.self, Restart.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self])
 
     /// As ArgumentParser's, except that a usage error a subcommand finds while it runs (options that do not go
     /// together, a missing key) shows that subcommand's usage, not the top-level one.

@@ -1,4 +1,6 @@
+import CustodianRPC
 import Foundation
+import NIOPosix
 import Synchronization
 
 /// How load arrives: at a fixed rate whatever the answers take (open: latencies are counted from when each request
@@ -82,9 +84,13 @@ public enum LoadRunner {
                 }
             case .closed(let concurrency):
                 let end = started + plan.duration
+                // Each client on one of the HTTP client's event loops: its requests go out on a connection of that loop and
+                // their answers resume it there, without the thread hand-overs that would make the load generator measure
+                // itself (they cost it more than a small request costs the platform).
+                let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
                 await withDiscardingTaskGroup { clients in
-                    for _ in 0..<concurrency {
-                        clients.addTask {
+                    for index in 0..<concurrency {
+                        clients.addTask(executorPreference: EventLoopTaskExecutor(loops[index % loops.count])) {
                             while ContinuousClock.now < end {
                                 let number = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
                                 await perform(number, due: .now, slots: slots, schedule: schedule, client: client, recorder: recorder)

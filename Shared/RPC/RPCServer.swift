@@ -212,13 +212,14 @@ public final class RPCServer: Service, Sendable {
                     try await withThrowingDiscardingTaskGroup { group in
                         for try await frame in inbound {
                             switch admit(key) {
-                            case .accepted(let othersInFlight):
+                            case .accepted:
                                 group.addTask {
-                                    // A small call alone on its connection runs on the loop, without a hand-over. With others
-                                    // in flight it runs on the global executor, so that a burst spreads over the cores
-                                    // instead of queuing on the loop's one thread; so does a large frame, whose JSON takes
-                                    // milliseconds to read.
-                                    let answer = othersInFlight == 0 && frame.readableBytes < OffLoop.largeBodySize
+                                    // A small call runs on the loop, without a hand-over: it reads its input, waits for the
+                                    // database and writes a small answer, microseconds of CPU, however many others are in
+                                    // flight beside it (sending those to the global executor cost each a thread wake-up,
+                                    // a third of the service's time under load). A large frame, whose JSON takes
+                                    // milliseconds to read, and methods that compute for long (`RPCDispatcher`) leave it.
+                                    let answer = frame.readableBytes < OffLoop.largeBodySize
                                         ? await self.dispatcher.handle(frame)
                                         : await OffLoop.run { await self.dispatcher.handle(frame) }
                                     if let response = answer {
@@ -241,8 +242,7 @@ public final class RPCServer: Service, Sendable {
     }
 
     private enum Admission {
-        /// With the number of the connection's other calls still running.
-        case accepted(othersInFlight: Int)
+        case accepted
         case refused(RPCError)
     }
 
@@ -255,10 +255,9 @@ public final class RPCServer: Service, Sendable {
             guard connection.inFlight < configuration.maximumConcurrentCallsPerConnection else {
                 return .refused(RPCError(.tooManyRequests, reason: "too_many_calls", message: "too many concurrent calls on one connection"))
             }
-            let others = connection.inFlight
             connection.inFlight += 1
             state.connections[key] = connection
-            return .accepted(othersInFlight: others)
+            return .accepted
         }
     }
 
