@@ -61,9 +61,10 @@ struct ClientServerTests {
         }
     }
 
-    /// A brief call runs on the loop however many calls of its connection are in flight: sending it elsewhere would cost
-    /// it a thread wake-up, more than its own work under load.
-    @Test func aCallBesideAnotherOneInFlightRunsOnTheLoopToo() async throws {
+    /// A brief call runs on the loop beside a few others of its connection (sending it elsewhere would cost it a thread
+    /// wake-up, more than its own work); beyond those, a burst spreads over the cores.
+    @Test(arguments: [1, RPCServer.callsOnLoop - 1, RPCServer.callsOnLoop])
+    func aCallBesideOthersInFlightRunsOnTheLoopUntilAFew(busy: Int) async throws {
         let started = StartedCalls()
         try await withServer(methods: testMethods(started: started)) { _, directory, _ in
             var settings = RPCClient.Settings()
@@ -71,12 +72,14 @@ struct ClientServerTests {
             let client = makeClient(directory: directory, settings: settings)
             defer { client.shutdown() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    _ = try await client.call("test", "test.echo", input: Echo(text: "busy", delayMilliseconds: 3000), context: context(timeout: 60), as: Echo.self)
+                for _ in 0..<busy {
+                    group.addTask {
+                        _ = try await client.call("test", "test.echo", input: Echo(text: "busy", delayMilliseconds: 2000), context: context(timeout: 60), as: Echo.self)
+                    }
                 }
-                while started.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                while started.value < busy { try await Task.sleep(for: .milliseconds(10)) }
                 let beside = try await client.call("test", "test.where", context: context(), as: String.self)
-                #expect(beside == "loop")
+                #expect(beside == (busy < RPCServer.callsOnLoop ? "loop" : "pool"), "beside \(busy) calls in flight")
                 try await group.waitForAll()
             }
         }
