@@ -43,7 +43,7 @@ struct Bench: AsyncParsableCommand {
         let outcome: Result<BenchReport, any Error>
         do {
             var result = BenchReport(server: connection.server, durationSeconds: length.seconds)
-            if part == .splitTax || part == .all { result.splitTax = try await SplitTaxBench(connection: connection, duration: length).run(client) }
+            if part == .splitTax || part == .all { result.splitTax = try await SplitTaxBench(connection: connection, duration: length).run() }
             if part == .batchWrites || part == .all {
                 result.batchWrites = try await BatchWriteBench(databaseURL: try databaseURL.map { try DatabaseURL($0) } ?? connection.privateClusterURL()).run(client)
             }
@@ -140,15 +140,16 @@ struct SplitTaxBench {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    func run(_ client: LoadClient) async throws -> BenchReport.SplitTax {
+    func run() async throws -> BenchReport.SplitTax {
         let certificate = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/cert.pem" : nil
         let key = connection.server.hasPrefix("https") ? connection.dataDir + "/tls/key.pem" : nil
+        let tls = try LoadClient.tlsConfiguration(caFile: certificate, insecure: connection.insecure)
         return try await BaselineServer.withProcess(certificate: certificate, key: key) { baseURL in
-            let local = try LoadClient.make(baseURL: baseURL, adminToken: "", caFile: certificate, insecure: connection.insecure, connections: 16)
-            let scenario = Workloads.request("refused-upload", method: "POST", path: "/upload", body: "{}", expectedStatus: 400)
-            func measure(_ target: LoadClient, concurrency: Int, for length: Duration) async throws -> LatencySummary {
-                let plan = LoadPlan(model: .closed(concurrency: concurrency), duration: length, scenarios: [], clients: 0, verify: false)
-                return try await LoadRunner.run(plan, prepared: [(scenario, 1)], client: target, output: .quiet).total
+            // wrk's closed loop, not the flows' client: a small request costs AsyncHTTPClient more than it costs a server.
+            let local = try FixedRequestLoad.Target(url: baseURL, tls: tls, method: .POST, path: "/upload", body: "{}", expectedStatus: 400)
+            let platform = try FixedRequestLoad.Target(url: connection.server, tls: tls, method: .POST, path: "/upload", body: "{}", expectedStatus: 400)
+            func measure(_ target: FixedRequestLoad.Target, concurrency: Int, for length: Duration) async throws -> LatencySummary {
+                try await FixedRequestLoad.run(target, connections: concurrency, duration: length)
             }
             // Side by side in alternating slices, and each figure the median over the slices (the added latency the
             // median of each slice pair's difference): a machine that slows down for a while slows both sides alike.
@@ -156,21 +157,13 @@ struct SplitTaxBench {
             var throughput: [(inProcess: Double, gateway: Double)] = []
             var single: [(inProcess: Double, gateway: Double)] = []
             var errors = 0
-            let measured: Result<Void, any Error>
-            do {
-                for _ in 0..<Self.slices {
-                    let (inProcess, gateway) = (try await measure(local, concurrency: 16, for: slice), try await measure(client, concurrency: 16, for: slice))
-                    throughput.append((inProcess.throughput, gateway.throughput))
-                    let (inProcessSingle, gatewaySingle) = (try await measure(local, concurrency: 1, for: slice), try await measure(client, concurrency: 1, for: slice))
-                    single.append((inProcessSingle.p50Milliseconds, gatewaySingle.p50Milliseconds))
-                    errors += inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors
-                }
-                measured = .success(())
-            } catch {
-                measured = .failure(error)
+            for _ in 0..<Self.slices {
+                let (inProcess, gateway) = (try await measure(local, concurrency: 16, for: slice), try await measure(platform, concurrency: 16, for: slice))
+                throughput.append((inProcess.throughput, gateway.throughput))
+                let (inProcessSingle, gatewaySingle) = (try await measure(local, concurrency: 1, for: slice), try await measure(platform, concurrency: 1, for: slice))
+                single.append((inProcessSingle.p50Milliseconds, gatewaySingle.p50Milliseconds))
+                errors += inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors
             }
-            await local.shutdown()
-            try measured.get()
             let inProcess = median(throughput.map(\.inProcess)), gateway = median(throughput.map(\.gateway))
             return BenchReport.SplitTax(
                 inProcessPerSecond: inProcess, gatewayPerSecond: gateway,

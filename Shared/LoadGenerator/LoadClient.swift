@@ -13,6 +13,16 @@ public struct LoadClient: Sendable {
 
     /// TLS trusts `caFile` (the data directory's certificate, by default) or, with `insecure`, anything.
     public static func make(baseURL: String, adminToken: String, caFile: String?, insecure: Bool, connections: Int) throws -> LoadClient {
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try tlsConfiguration(caFile: caFile, insecure: insecure),
+                                                     timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connections, 8))
+        configuration.httpVersion = .http1Only
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return LoadClient(baseURL: baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL, http: http, adminToken: adminToken)
+    }
+
+    /// Trusts `caFile` (the data directory's certificate, by default) or, with `insecure`, anything.
+    public static func tlsConfiguration(caFile: String?, insecure: Bool) throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if insecure {
             tls.certificateVerification = .none
@@ -22,11 +32,7 @@ public struct LoadClient: Sendable {
             // still the one whose certificate the caller handed over.
             tls.certificateVerification = .noHostnameVerification
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(10)))
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connections, 8))
-        configuration.httpVersion = .http1Only
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        return LoadClient(baseURL: baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL, http: http, adminToken: adminToken)
+        return tls
     }
 
     public struct Reply: Sendable {

@@ -146,6 +146,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// scheduling and a cancellation on the loop. Calls mostly share one timeout, so a new call's deadline is rarely the
     /// earliest and the timer stays as it is.
     private var deadlineTimer: (deadline: NIODeadline, scheduled: Scheduled<Void>)?
+    private var flushScheduled = false
 
     init(endpoint: String, state: RPCConnectionState) {
         self.endpoint = endpoint
@@ -167,7 +168,21 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         pending[id] = Pending(continuation: continuation, deadline: deadline)
         if deadlineTimer.map({ deadline < $0.deadline }) ?? true { armDeadlineTimer(for: deadline, context: context) }
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        context.write(wrapOutboundOut(frame), promise: nil)
+        flushSoon(context: context)
+    }
+
+    /// Calls sent during one turn of the loop go out in one write: the flush waits for the tasks queued on the loop
+    /// (other requests' calls among them) and costs a call nothing when it is alone.
+    private func flushSoon(context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = loopBoundSelf.value
+            handler.flushScheduled = false
+            handler.context?.flush()
+        }
     }
 
     private func armDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {

@@ -107,7 +107,13 @@ struct RPCDispatcher: Sendable {
     func encodeError(_ error: RPCError, id: RPCID?) -> ByteBuffer {
         var frame: [UInt8] = []
         frame.reserveCapacity(192)
-        JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "error": error.object.json]).write(into: &frame)
+        var response = JSONObjectWriter(into: &frame)
+        response.key("error", into: &frame)
+        error.object.writeJSON(into: &frame)
+        response.key("id", into: &frame)
+        (id?.json ?? .null).write(into: &frame)
+        response.string("jsonrpc", "2.0", into: &frame)
+        response.end(into: &frame)
         return ByteBuffer(bytes: frame)
     }
 }

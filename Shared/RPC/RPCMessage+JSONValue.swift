@@ -190,6 +190,29 @@ extension RPCErrorObject {
         self.init(code: Int(truncatingIfNeeded: code), message: message, data: data)
     }
 
+    /// The text of `json`, written without building it: every refusal's frame carries one.
+    func writeJSON(into output: inout [UInt8]) {
+        var object = JSONObjectWriter(into: &output)
+        object.key("code", into: &output)
+        output.append(contentsOf: String(code).utf8)
+        if let data {
+            object.key("data", into: &output)
+            var dataObject = JSONObjectWriter(into: &output)
+            if let details = data.details {
+                dataObject.key("details", into: &output)
+                details.write(into: &output)
+            }
+            dataObject.string("reason", data.reason, into: &output)
+            if let retryAfter = data.retryAfter {
+                dataObject.key("retryAfter", into: &output)
+                output.append(contentsOf: String(retryAfter).utf8)
+            }
+            dataObject.end(into: &output)
+        }
+        object.string("message", message, into: &output)
+        object.end(into: &output)
+    }
+
     /// The members `JSONEncoder` writes for it (absent optionals left out).
     var json: JSONValue {
         var fields: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]

@@ -88,11 +88,24 @@ public struct RPCMethods: Sendable {
     }
 
     static func encode<Output: Encodable & Sendable>(_ output: Output, id: RPCID?) throws -> ByteBuffer {
-        let tree = (output as? JSONValue) ?? (output as? any JSONValueConvertible)?.json
-        if let tree {
+        let write: ((inout [UInt8]) -> Void)? = if let value = output as? JSONValue {
+            { value.write(into: &$0) }
+        } else if let convertible = output as? any JSONValueConvertible {
+            { convertible.writeJSON(into: &$0) }
+        } else {
+            nil
+        }
+        if let write {
+            // The members in sorted order, as the tree's writing would put them.
             var frame: [UInt8] = []
             frame.reserveCapacity(256)
-            JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "result": tree]).write(into: &frame)
+            var response = JSONObjectWriter(into: &frame)
+            response.key("id", into: &frame)
+            (id?.json ?? .null).write(into: &frame)
+            response.string("jsonrpc", "2.0", into: &frame)
+            response.key("result", into: &frame)
+            write(&frame)
+            response.end(into: &frame)
             return ByteBuffer(bytes: frame)
         }
         return try JSONEncoder().encodeAsByteBuffer(RPCResponse(id: id, result: output), allocator: ByteBufferAllocator())

@@ -60,3 +60,38 @@ struct RequestFrameTests {
         #expect(throws: JSONValue.ParseError(reason: .tooDeep, offset: 2)) { try CheckedJSON(ByteBuffer(string: "[[[1]]]"), maximumDepth: 2) }
     }
 }
+
+/// Answers are written member by member too: byte for byte what writing them as a tree gave, so that every caller reads
+/// the same frames as before.
+@Suite("Response frames")
+struct ResponseFrameTests {
+    static let ids: [RPCID?] = [.number(42), .string("call-\"7\""), nil]
+
+    @Test func errorFramesAreWrittenAsTheTreeWroteThem() {
+        let dispatcher = RPCDispatcher(methods: RPCMethods(), logger: .init(label: "test"), errorMapper: { _ in nil })
+        let errors = [
+            RPCError(.badRequest, reason: "missing_device_id", message: "Missing device_id parameter \"é\""),
+            RPCError(.unavailable, reason: "database_unavailable", message: "down", retryAfter: 2),
+            RPCError.validation(location: ["body", "activation_token"], message: "field required", type: "value_error.missing"),
+        ]
+        for error in errors {
+            for id in Self.ids {
+                let tree = JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "error": error.object.json]).jsonBytes
+                #expect(Array(buffer: dispatcher.encodeError(error, id: id)) == tree, "\(error)")
+            }
+        }
+    }
+
+    @Test func resultFramesAreWrittenAsTheTreeWroteThem() throws {
+        let reply = RawHTTPReply(status: 201, headers: ["Content-Type": "text/csv", "Link": "<a>; rel=\"next\""], body: Data("a,b\n".utf8))
+        let page = StreamPage(headers: ["Content-Type": "application/x-ndjson"], chunk: "{\"a\":1}\n", next: "cursor/2")
+        let value: JSONValue = ["server_time": "2026-11-26T19:00:00", "size": 1, "nested": [nil, true, .double(0.5)]]
+        for id in Self.ids {
+            func tree(_ result: JSONValue) -> [UInt8] { JSONValue.object(["jsonrpc": "2.0", "id": id?.json ?? .null, "result": result]).jsonBytes }
+            #expect(Array(buffer: try RPCMethods.encode(value, id: id)) == tree(value))
+            #expect(Array(buffer: try RPCMethods.encode(reply, id: id)) == tree(reply.json))
+            #expect(Array(buffer: try RPCMethods.encode(page, id: id)) == tree(page.json))
+            #expect(Array(buffer: try RPCMethods.encode(Empty(), id: id)) == tree(.object([:])))
+        }
+    }
+}
