@@ -3,7 +3,8 @@
 # each directory of binaries given, starts `custodian up` (plain HTTP, rate limits off, no demo data), sends
 # `POST /upload {}` (an OpenSense upload refused 400 by `devices`, no SQL: the split-tax handler of
 # docs/benchmarks.md) with wrk at 1 and 16 connections, and prints the gateway's and devices' CPU time per request
-# from /proc/PID/stat, with wrk's p50. Give two builds to compare them side by side, in turns:
+# from /proc/PID/stat, with wrk's p50; then the same for the split tax's baseline (`custodian bench-baseline` of the
+# first build). Give two builds to compare them side by side, in turns:
 #
 #   Deploy/dev/cpu-per-request.sh /tmp/old-bin "$(swift build -c release --scratch-path .build-release --show-bin-path)"
 #
@@ -43,6 +44,30 @@ measure() {
   rm -rf "$data"
 }
 
+# The split tax's baseline, a bare Hummingbird app answering the same request (`custodian bench-baseline`), read the same way.
+baseline() {
+  local bin=$1 out url pid
+  out=$(mktemp /tmp/cpu-per-request.XXXXXX)
+  "$bin/custodian" bench-baseline > "$out" &
+  pid=$!
+  for _ in $(seq 50); do [ -s "$out" ] && break; sleep 0.1; done
+  url=$(head -1 "$out")
+  wrk -t1 -c1 -d3s -s "$lua" "$url/upload" > /dev/null   # warm-up
+  echo "$bin: custodian bench-baseline"
+  for connections in 1 16; do
+    local b0 result
+    b0=$(ticks "$pid")
+    result=$(wrk -t1 -c"$connections" -d10s --latency -s "$lua" "$url/upload")
+    awk -v n="$(echo "$result" | awk '/requests in/ {print $1}')" -v p50="$(echo "$result" | awk '$1 == "50%" {print $2}')" \
+      -v b=$(( $(ticks "$pid") - b0 )) -v hz="$hz" -v c="$connections" \
+      'BEGIN { printf "  %2d connections: %7d requests, p50 %-9s bare app %6.1f µs CPU a request\n", c, n, p50, b * 1e6 / hz / n }'
+  done
+  kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+  rm -f "$out"
+}
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 for round in 1 2; do
   for bin in "$@"; do measure "$bin"; done
 done
+baseline "$1"
