@@ -63,7 +63,9 @@ public enum FixedRequestLoad {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil))
+                        // A name is sent and checked; an address literal cannot be (SNI carries names only).
+                        let isAddress = (try? SocketAddress(ipAddress: target.host, port: 0)) != nil
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : target.host))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
