@@ -17,7 +17,8 @@ import ServiceLifecycle
 /// pass between them within one turn of a loop, without the wake-ups any server that is not its own client pays.
 enum BaselineServer {
     /// The app, listening on a free port of 127.0.0.1; `onListening` gets its URL.
-    static func application(certificate: String?, key: String?, onListening: @escaping @Sendable (String) -> Void) throws -> some ApplicationProtocol {
+    static func application(certificate: String?, key: String?, logger: Logger,
+                            onListening: @escaping @Sendable (String) -> Void) throws -> some ApplicationProtocol {
         let router = Router()
         router.post("/upload") { request, _ -> Response in
             let bytes = try await request.body.collect(upTo: 1024 * 1024)
@@ -35,8 +36,6 @@ enum BaselineServer {
         } else {
             server = .http1()
         }
-        var logger = Logger(label: "bench-baseline")
-        logger.logLevel = .warning
         let scheme = certificate == nil ? "http" : "https"
         return Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                            onServerRunning: { channel in onListening("\(scheme)://127.0.0.1:\(channel.localAddress?.port ?? 0)") },
@@ -52,13 +51,13 @@ enum BaselineServer {
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let url = try readURL(from: output.fileHandleForReading)
         let result: Swift.Result<Result, any Error>
         do {
-            result = .success(try await body(url))
+            result = .success(try await body(try readURL(from: output.fileHandleForReading)))
         } catch {
             result = .failure(error)
         }
+        // Stopped (and waited for) whether or not it started serving.
         process.terminate()
         process.waitUntilExit()
         return try result.get()
@@ -90,7 +89,7 @@ struct BenchBaseline: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench-baseline")
         logger.logLevel = .warning
-        let app = try BaselineServer.application(certificate: certificate, key: key) { url in
+        let app = try BaselineServer.application(certificate: certificate, key: key, logger: logger) { url in
             FileHandle.standardOutput.write(Data((url + "\n").utf8))
         }
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -22,6 +22,12 @@ public struct CallContext: Codable, Sendable {
         self.principal = principal
         self.credential = credential
         self.logger = logger
+        use(logger)
+    }
+
+    /// Logs through `logger`, with the request's id as metadata.
+    public mutating func use(_ logger: Logger) {
+        self.logger = logger
         // Each change copies the logger's metadata: a logger that carries the id already (the gateway's request's) keeps it.
         if logger[metadataKey: "request_id"] != .string(requestID) {
             self.logger[metadataKey: "request_id"] = .string(requestID)

@@ -86,8 +86,7 @@ struct RPCDispatcher: Sendable {
     /// The context with this service's logger, which logs the request's id.
     private func withLogger(_ context: CallContext) -> CallContext {
         var context = context
-        context.logger = logger
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        context.use(logger)
         return context
     }
 
