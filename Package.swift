@@ -167,6 +167,7 @@ let package = Package(
             name: "CustodianProcess",
             dependencies: [
                 "CustodianRPC",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

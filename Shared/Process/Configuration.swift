@@ -85,6 +85,15 @@ public struct Configuration: Sendable {
         return nil
     }
 
+    /// `CUSTODIAN_EVENT_LOOPS`: the event loop threads of this process, 1 to 1024; nil when not set (one per core).
+    public func eventLoops() throws -> Int? {
+        guard let text = self[RuntimeKey.eventLoops] else { return nil }
+        guard let loops = Int(text), (1...1024).contains(loops) else {
+            throw ConfigurationError(message: "\(RuntimeKey.eventLoops) must be a whole number from 1 to 1024, not '\(text)'")
+        }
+        return loops
+    }
+
     public mutating func set(_ key: String, _ value: String?) {
         values[key] = value
     }
@@ -112,6 +121,8 @@ public enum RuntimeKey {
     public static let environment = "CUSTODIAN_ENVIRONMENT"
     public static let logLevel = "CUSTODIAN_LOG_LEVEL"
     public static let maximumFrameSize = "CUSTODIAN_MAX_FRAME_SIZE"
+    /// Event loop threads of the process (default: one per core the process may use).
+    public static let eventLoops = "CUSTODIAN_EVENT_LOOPS"
     public static let databasePoolSize = "CUSTODIAN_DATABASE_POOL_SIZE"
     /// How long a call waits for a database connection before it is answered 503 (default 1500ms).
     public static let databaseWaitTimeout = "CUSTODIAN_DATABASE_WAIT_TIMEOUT"

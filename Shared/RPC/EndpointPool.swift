@@ -100,8 +100,11 @@ final class EndpointPool: Sendable {
             // hand-over. Otherwise the least busy one, and another connection (on the caller's loop) while
             // there is room for one and every connection is busy or elsewhere.
             let here = MultiThreadedEventLoopGroup.currentEventLoop
-            let local = here.flatMap { loop in
-                state.connections.filter { $0.eventLoop === loop }.min { $0.inFlight < $1.inFlight }
+            var local: RPCConnection?
+            if let here {
+                for connection in state.connections where connection.eventLoop === here && connection.inFlight < (local?.inFlight ?? .max) {
+                    local = connection
+                }
             }
             let best = local.flatMap { $0.inFlight < settings.callsBeforeAnotherConnection ? $0 : nil }
                 ?? state.connections.min { $0.inFlight < $1.inFlight }

@@ -122,7 +122,11 @@ extension JSONValue {
                 index += 1
                 skipWhitespace()
                 let member = try value(depth: depth)
-                if building, fields[key] == nil { fields[key] = member }
+                if building, fields[key] == nil {
+                    // Room for a few members at once: growing one slot at a time cost a small object three allocations.
+                    if fields.isEmpty { fields.reserveCapacity(6) }
+                    fields[key] = member
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw error() }
                 if bytes[index] == UInt8(ascii: ",") {

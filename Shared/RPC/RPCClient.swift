@@ -14,7 +14,7 @@ import Synchronization
 public final class RPCClient: Service, Sendable {
     public struct Settings: Sendable {
         /// Enough for one on each of the caller's event loops (see `EndpointPool`), and one more.
-        public var connectionsPerEndpoint = min(max(2, System.coreCount + 1), 16)
+        public var connectionsPerEndpoint = min(max(2, NIOSingletons.groupLoopCountSuggestion + 1), 16)
         /// Calls in flight on the least busy connection before a further one is opened.
         public var callsBeforeAnotherConnection = 32
         public var maximumFrameSize = RPCFraming.defaultMaximumFrameSize
@@ -75,11 +75,10 @@ public final class RPCClient: Service, Sendable {
             let result: Output = try await perform(service, method, input: input, context: context, timeout: timeout, retry: retry)
             observer(service, method, (ContinuousClock.now - started).seconds, "ok")
             return result
-        } catch let error as RPCError {
-            observer(service, method, (ContinuousClock.now - started).seconds, error.code.httpStatus >= 500 ? "error" : "rejected")
-            throw error
         } catch {
-            observer(service, method, (ContinuousClock.now - started).seconds, "error")
+            // Thrown on as caught: an error bound to its type would be boxed again.
+            let rejected = (error as? RPCError).map { $0.code.httpStatus < 500 } ?? false
+            observer(service, method, (ContinuousClock.now - started).seconds, rejected ? "rejected" : "error")
             throw error
         }
     }
@@ -105,18 +104,17 @@ public final class RPCClient: Service, Sendable {
         var lastProblem = "no replica answered"
         // The replicas as last listed, then, when none of them took the call, as listed now: a replica that replaced
         // one a moment ago (a rolling restart) has a socket the last listing did not see.
-        var queue = replicas.candidates()
-        var tried = Set<ObjectIdentifier>()
+        let listed = replicas.candidates()
+        var queue = listed[...]
         var listedAgain = false
         while true {
             if queue.isEmpty, !listedAgain {
                 listedAgain = true
                 await replicas.resolve()
-                queue = replicas.candidates(listingAgain: true).filter { !tried.contains(ObjectIdentifier($0)) }
+                // Every replica of the first listing was tried by now.
+                queue = replicas.candidates(listingAgain: true).filter { pool in !listed.contains { $0 === pool } }[...]
             }
-            guard !queue.isEmpty else { break }
-            let pool = queue.removeFirst()
-            tried.insert(ObjectIdentifier(pool))
+            guard let pool = queue.popFirst() else { break }
             let connection: RPCConnection
             do {
                 connection = try await pool.connection()
@@ -260,6 +258,8 @@ final class ServiceReplicas: Sendable {
         var pools: [Endpoint: EndpointPool] = [:]
         /// Which socket file each pool was made for: a replica replaced under the same name makes a new one.
         var sockets: [Endpoint: UInt64] = [:]
+        /// `pools` in the order of their endpoints, made again when they change: every call reads it.
+        var ordered: [EndpointPool] = []
         var scannedAt: ContinuousClock.Instant?
     }
 
@@ -275,7 +275,8 @@ final class ServiceReplicas: Sendable {
     /// then the other available ones, then those left alone for now (a last resort beats no answer).
     func candidates(listingAgain: Bool = false) -> [EndpointPool] {
         let pools = currentPools(listingAgain: listingAgain)
-        guard !pools.isEmpty else { return [] }
+        // One replica (the usual case) is the only candidate, available or not.
+        guard pools.count > 1 else { return pools }
         var available = pools.filter(\.isAvailable)
         if available.count >= 2 {
             let first = Int.random(in: 0..<available.count)
@@ -297,18 +298,22 @@ final class ServiceReplicas: Sendable {
         let pools = state.withLock { state in
             if let found {
                 state.scannedAt = now
+                var changed = false
                 for endpoint in state.pools.keys where found[endpoint] == nil {
                     state.pools[endpoint] = nil
                     state.sockets[endpoint] = nil
+                    changed = true
                 }
                 for (endpoint, socket) in found where state.pools[endpoint] == nil || state.sockets[endpoint] != socket {
                     // A new socket under a known name is a new replica: none of the old one's failures count against it.
                     if let old = state.pools[endpoint] { replaced.append(old) }
                     state.pools[endpoint] = EndpointPool(endpoint: endpoint, service: service, settings: settings, eventLoopGroup: eventLoopGroup)
                     state.sockets[endpoint] = socket
+                    changed = true
                 }
+                if changed { state.ordered = state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description } }
             }
-            return state.pools.values.sorted { $0.endpoint.description < $1.endpoint.description }
+            return state.ordered
         }
         for pool in replaced { pool.close() }
         return pools
@@ -350,7 +355,10 @@ final class ServiceReplicas: Sendable {
 
     func close() {
         let pools = state.withLock { state in
-            defer { state.pools.removeAll() }
+            defer {
+                state.pools.removeAll()
+                state.ordered.removeAll()
+            }
             return Array(state.pools.values)
         }
         for pool in pools { pool.close() }

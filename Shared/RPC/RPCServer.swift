@@ -211,27 +211,26 @@ public final class RPCServer: Service, Sendable {
                 try await connection.executeThenClose { inbound, outbound in
                     try await withThrowingDiscardingTaskGroup { group in
                         for try await frame in inbound {
-                            switch admit(key) {
-                            case .accepted(let othersInFlight):
-                                group.addTask {
-                                    // A small call runs on the loop, without a hand-over: it reads its input, waits for the
-                                    // database and writes a small answer, microseconds of CPU. So do a few beside it
-                                    // (handing each to the global executor cost it a thread wake-up, a third of the
-                                    // service's time under load); beyond those, a burst spreads over the cores instead of
-                                    // queuing on the loop's one thread. A large frame, whose JSON takes milliseconds to
-                                    // read, and methods that compute for long (`RPCDispatcher`) leave it too.
-                                    let answer = othersInFlight < Self.callsOnLoop && frame.readableBytes < OffLoop.largeBodySize
-                                        ? await self.dispatcher.handle(frame)
-                                        : await OffLoop.run { await self.dispatcher.handle(frame) }
-                                    if let response = answer {
-                                        try? await outbound.write(self.fitting(response, answering: frame))
-                                    }
-                                    self.finishCall(key)
-                                }
-                            case .refused(let error):
+                            if let error = admit(key) {
                                 if let response = refusal(for: frame, error: error) {
                                     try await outbound.write(response)
                                 }
+                                continue
+                            }
+                            group.addTask {
+                                // A call runs on the loop, without a hand-over, however many others of the connection are
+                                // in flight: it reads its input, waits for the database and writes a small answer,
+                                // microseconds of CPU, and handing it to the global executor costs a thread wake-up, more
+                                // than that (with wrk at 16 connections, a quarter of `devices`' CPU when calls beyond four
+                                // left the loop; docs/benchmarks.md). A large frame, whose JSON takes milliseconds to
+                                // read, and methods that compute for long (`RPCDispatcher`) leave it.
+                                let answer = frame.readableBytes < OffLoop.largeBodySize
+                                    ? await self.dispatcher.handle(frame)
+                                    : await OffLoop.run { await self.dispatcher.handle(frame) }
+                                if let response = answer {
+                                    try? await outbound.write(self.fitting(response, answering: frame))
+                                }
+                                self.finishCall(key)
                             }
                         }
                     }
@@ -242,31 +241,19 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    /// How many calls of one connection run on its event loop at once; further ones run on the global executor.
-    /// Measured with wrk at 16 connections (`POST /upload`, release, 2 cores): 1 on the loop gave 19.5k requests/s,
-    /// 4 gave 23.3k, any number 25.2k; with loadgen's mix at 500/s none of them changed p99 or p99.9 beyond the noise
-    /// between runs (docs/benchmarks.md).
-    static let callsOnLoop = 4
-
-    private enum Admission {
-        /// With the number of the connection's other calls still running.
-        case accepted(othersInFlight: Int)
-        case refused(RPCError)
-    }
-
-    private func admit(_ key: ObjectIdentifier) -> Admission {
+    /// Why a call that just arrived is refused, or nil when it may run.
+    private func admit(_ key: ObjectIdentifier) -> RPCError? {
         state.withLock { state in
             if state.shuttingDown {
-                return .refused(.unavailable("the service is shutting down", reason: "shutting_down"))
+                return .unavailable("the service is shutting down", reason: "shutting_down")
             }
-            guard var connection = state.connections[key] else { return .refused(.unavailable("connection closing")) }
+            guard var connection = state.connections[key] else { return .unavailable("connection closing") }
             guard connection.inFlight < configuration.maximumConcurrentCallsPerConnection else {
-                return .refused(RPCError(.tooManyRequests, reason: "too_many_calls", message: "too many concurrent calls on one connection"))
+                return RPCError(.tooManyRequests, reason: "too_many_calls", message: "too many concurrent calls on one connection")
             }
-            let others = connection.inFlight
             connection.inFlight += 1
             state.connections[key] = connection
-            return .accepted(othersInFlight: others)
+            return nil
         }
     }
 

@@ -1,7 +1,7 @@
 import CustodianJWT
 import CustodianRPC
 import Foundation
-import GatewayKit
+@testable import GatewayKit
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -203,6 +203,14 @@ struct GatewayTests {
                 #expect(((json(response.body)?["input"] as? [String: Any])?["body"] as? [String: Int]) == ["a": 1])
             }
         }
+    }
+
+    @Test func aFormIsKnownByItsContentTypeInAnyCase() {
+        #expect(RouteForwarder.namesFormEncoding("application/x-www-form-urlencoded"))
+        #expect(RouteForwarder.namesFormEncoding("Application/X-WWW-Form-URLEncoded; charset=UTF-8"))
+        #expect(!RouteForwarder.namesFormEncoding("application/x-www-form"))
+        #expect(!RouteForwarder.namesFormEncoding("application/json"))
+        #expect(!RouteForwarder.namesFormEncoding(""))
     }
 
     @Test func oversizeAndOverdeepBodiesAreRefused() async throws {

@@ -220,6 +220,22 @@ extension PlatformTests {
     }
 }
 
+extension PlatformTests {
+    /// On one host the gateway and a service work on each call at once: `custodian up` gives each process half the
+    /// cores' event loops (docs/operations.md), and each process runs as many as it is told.
+    @Test(arguments: ["gateway", "devices", "vault"])
+    func eachProcessRunsTheEventLoopsUpGivesIt(process: String) throws {
+        let pid = try platform.pid(of: process)
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let given = try #require(environment.first { $0.hasPrefix("CUSTODIAN_EVENT_LOOPS=") }).dropFirst("CUSTODIAN_EVENT_LOOPS=".count)
+        #expect(Int(given) == max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").filter { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("NIO-SGLTN-") == true
+        }
+        #expect(threads.count == Int(given), "\(process) runs \(threads.count) event loops")
+    }
+}
+
 /// Kills a service under `custodian up` and watches the platform answer 503 and then recover on its own.
 /// A suite of its own, with its own platform, so that other tests never see the outage.
 @Suite("Recovery from a dead service", .runningPlatform(restartDelay: 10))

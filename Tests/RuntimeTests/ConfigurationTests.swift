@@ -36,6 +36,17 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(1)) }
     }
 
+    @Test func eventLoopsAreAWholeNumberFromOneTo1024() throws {
+        #expect(try Configuration(environment: [:], arguments: []).eventLoops() == nil)
+        #expect(try Configuration(environment: ["CUSTODIAN_EVENT_LOOPS": "3"], arguments: []).eventLoops() == 3)
+        #expect(try Configuration(environment: [:], arguments: ["--event-loops", "1"]).eventLoops() == 1)
+        for bad in ["0", "-2", "1025", "two", "1.5"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try Configuration(environment: ["CUSTODIAN_EVENT_LOOPS": bad], arguments: []).eventLoops()
+            }
+        }
+    }
+
     @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("10m", .seconds(600)), ("2h", .seconds(7200)), ("14d", .seconds(14 * 86400)), ("1.5s", .milliseconds(1500))])
     func durations(text: String, expected: Duration) {
         #expect(Configuration.parseDuration(text) == expected)

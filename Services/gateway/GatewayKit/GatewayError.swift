@@ -56,10 +56,16 @@ public struct GatewayError: Error, HTTPResponseError, Sendable {
 
 enum JSONResponse {
     static func make(_ body: JSONValue, status: HTTPResponse.Status) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            // A newline after the JSON, so that a terminal's prompt after `curl` starts on a line of its own.
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.jsonBytes + [UInt8(ascii: "\n")])))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        body.write(into: &bytes)
+        // A newline after the JSON, so that a terminal's prompt after `curl` starts on a line of its own.
+        bytes.append(UInt8(ascii: "\n"))
+        // Room for the headers the gateway adds to every response (`X-Request-Id`, an error's `Retry-After`) and
+        // Hummingbird's `Content-Length`, so that adding them does not grow the list again.
+        var headers = HTTPFields()
+        headers.reserveCapacity(4)
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -75,8 +75,19 @@ struct RouteForwarder: Sendable {
     /// Form bodies only where the API takes them (OpenSense's client, OAuth token requests); elsewhere the
     /// body is JSON whatever the client labelled it, as the Twomes backend does.
     private func isForm(_ request: Request) -> Bool {
-        route.acceptsFormBodies
-            && request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        route.acceptsFormBodies && request.headers[.contentType].map(Self.namesFormEncoding) == true
+    }
+
+    /// A `Content-Type` of `application/x-www-form-urlencoded`, in any case, with or without parameters; read without
+    /// making a lower-cased copy of the value on every request.
+    static func namesFormEncoding(_ contentType: String) -> Bool {
+        var given = contentType.utf8.makeIterator()
+        for expected in "application/x-www-form-urlencoded".utf8 {
+            guard let byte = given.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
     }
 
     /// The route's answer to an input, for a caller the context names: one authenticated from the request, or
