@@ -38,7 +38,9 @@ struct Bench: AsyncParsableCommand {
     @OptionGroup var connection: ServerConnection
 
     func run() async throws {
-        guard let length = Configuration.parseDuration(duration), length > .zero else { throw ValidationError("--duration must be a duration such as 10s") }
+        guard let length = CommandLineDuration.parse(duration), length > .zero else {
+            throw ValidationError("--duration must be a duration such as 10s or 10 (seconds), not '\(duration)'")
+        }
         let client = try connection.loadClient(connections: 256)
         let outcome: Result<BenchReport, any Error>
         do {

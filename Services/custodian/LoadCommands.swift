@@ -20,7 +20,7 @@ struct Loadgen: AsyncParsableCommand {
     @Option(help: "twomes, opensense, vault, lemon, geotag or mixed.") var scenario = "mixed"
     @Option(help: "Requests a second (the open model).") var rate: Double?
     @Option(help: "Concurrent clients (the closed model; used when --rate is not given).") var concurrency = 8
-    @Option(help: "How long the load lasts: 30s, 10m.") var duration = "30s"
+    @Option(help: "How long the load lasts: 30s, 10m, or seconds (60).") var duration = "30s"
     @Option(help: "With --rate: the time to rise to it.") var rampUp = "5s"
     @Option(help: "Simulated clients per scenario (devices, apps; users and consumers are fewer).") var clients = 32
     @Option(help: "Write the figures as JSON to this file.") var report: String?
@@ -36,8 +36,10 @@ struct Loadgen: AsyncParsableCommand {
         } else {
             throw ValidationError("--scenario must be one of \(ScenarioKind.allCases.map(\.rawValue).joined(separator: ", ")) or mixed, not '\(scenario)'")
         }
-        guard let length = Configuration.parseDuration(duration), length > .zero else { throw ValidationError("--duration must be a duration such as 30s or 10m") }
-        guard let ramp = Configuration.parseDuration(rampUp) else { throw ValidationError("--ramp-up must be a duration such as 5s") }
+        guard let length = CommandLineDuration.parse(duration), length > .zero else {
+            throw ValidationError("--duration must be a duration such as 30s, 10m or 60 (seconds), not '\(duration)'")
+        }
+        guard let ramp = CommandLineDuration.parse(rampUp) else { throw ValidationError("--ramp-up must be a duration such as 5s, not '\(rampUp)'") }
         guard clients > 0, clients <= 10_000 else { throw ValidationError("--clients must be from 1 to 10000") }
         let model: LoadModel
         if let rate {

@@ -26,6 +26,7 @@ struct LoadTests {
         var scenarios: [String: Summary]
         var verification: [Check]
         var memory: [String: [String: Int]]
+        var durationSeconds: Double
     }
 
     func loadgen(_ arguments: [String]) async throws -> Report {
@@ -52,7 +53,9 @@ struct LoadTests {
     }
 
     @Test func theMixArrivesAtAFixedRate() async throws {
-        let report = try await loadgen(["--scenario", "mixed", "--duration", "4s", "--rate", "40", "--ramp-up", "1s", "--clients", "4"])
+        // A bare number is seconds, as the issue's own `--duration 60` has it.
+        let report = try await loadgen(["--scenario", "mixed", "--duration", "4", "--rate", "40", "--ramp-up", "1s", "--clients", "4"])
+        #expect(report.durationSeconds == 4)
         #expect(Set(report.scenarios.keys) == ["twomes", "opensense", "vault", "lemon", "geotag"])
         #expect(report.total.errors == 0, "\(report.total.statuses)")
         #expect(report.verification.count == 5)
@@ -64,6 +67,9 @@ struct LoadTests {
         let bad = try await platform.custodian(["loadgen", "--scenario", "everything", "--data-dir", platform.dataDirectory])
         #expect(bad.status != 0)
         #expect(bad.output.contains("--scenario must be one of twomes, opensense, vault, lemon, geotag or mixed"), "\(bad.output)")
+        let soon = try await platform.custodian(["loadgen", "--duration", "soon", "--data-dir", platform.dataDirectory])
+        #expect(soon.status != 0)
+        #expect(soon.output.contains("--duration must be a duration such as 30s, 10m or 60 (seconds), not 'soon'"), "\(soon.output)")
     }
 
     @Test func theBenchmarksRunSideBySide() async throws {
