@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import NIOCore
 import NIOHTTP1
 import Testing
 
@@ -228,7 +229,8 @@ extension PlatformTests {
         let pid = try platform.pid(of: process)
         let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         let given = try #require(environment.first { $0.hasPrefix("CUSTODIAN_EVENT_LOOPS=") }).dropFirst("CUSTODIAN_EVENT_LOOPS=".count)
-        #expect(Int(given) == max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+        // NIO's count, as `custodian up` reads it: a container's CPU limit, not only the cores it may run on.
+        #expect(Int(given) == max(1, System.coreCount / 2))
         let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").filter { task in
             (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("NIO-SGLTN-") == true
         }
