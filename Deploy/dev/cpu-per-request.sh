@@ -17,6 +17,8 @@ lua=$(mktemp /tmp/cpu-per-request.XXXXXX.lua)
 printf 'wrk.method = "POST"\nwrk.body = "{}"\nwrk.headers["Content-Type"] = "application/json"\n' > "$lua"
 trap 'rm -f "$lua"' EXIT
 hz=$(getconf CLK_TCK)
+# CPU time (user + system, in clock ticks) a process has used so far.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 measure() {
   local bin=$1 data up gateway devices
@@ -28,7 +30,6 @@ measure() {
   for _ in $(seq 120); do grep -q "custodian ready" "$data/up.log" && break; sleep 0.5; done
   grep -q "custodian ready" "$data/up.log" || { cat "$data/up.log"; exit 1; }
   pid() { grep -E "^$1 +started" "$data/up.log" | tail -1 | sed -E 's/.*pid ([0-9]+).*/\1/'; }
-  ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
   gateway=$(pid gateway); devices=$(pid devices)
   wrk -t1 -c1 -d3s -s "$lua" "http://127.0.0.1:$port/upload" > /dev/null   # warm-up
   echo "$bin"
@@ -65,8 +66,6 @@ baseline() {
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
   rm -f "$out"
 }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
 for round in 1 2; do
   for bin in "$@"; do measure "$bin"; done
 done

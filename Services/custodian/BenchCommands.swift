@@ -305,7 +305,3 @@ extension ServerConnection {
         return DatabaseURL(host: "127.0.0.1", port: port, username: PostgresCluster.superuser, password: password, database: PostgresCluster.database)
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

@@ -1,3 +1,4 @@
+import CustodianRPC
 import Foundation
 import Histogram
 import NIOCore
@@ -40,7 +41,7 @@ public enum FixedRequestLoad {
                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LatencySummary {
         let context = try target.tls.map { try NIOSSLContext(configuration: $0) }
         let started = ContinuousClock.now
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + TimeAmount(duration)
         let results = try await withThrowingTaskGroup(of: Recorder.Tally.self) { tasks in
             for _ in 0..<connections {
                 tasks.addTask { try await runConnection(target, tls: context, until: deadline, group: group) }
@@ -50,7 +51,7 @@ public enum FixedRequestLoad {
             return all
         }
         let elapsed = ContinuousClock.now - started
-        return LatencySummary(results, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return LatencySummary(results, seconds: elapsed.seconds)
     }
 
     private static func runConnection(_ target: Target, tls: NIOSSLContext?, until deadline: NIODeadline,
@@ -167,17 +168,5 @@ public enum FixedRequestLoad {
             }
             context.close(promise: nil)
         }
-    }
-}
-
-extension Recorder.Tally {
-    /// Another connection's figures, added to these.
-    mutating func add(_ other: Recorder.Tally) {
-        latencies.add(other.latencies)
-        count += other.count
-        errors += other.errors
-        for (status, number) in other.statuses { statuses[status, default: 0] += number }
-        for (failure, number) in other.failures { failures[failure, default: 0] += number }
-        for (kind, number) in other.operations { operations[kind, default: 0] += number }
     }
 }

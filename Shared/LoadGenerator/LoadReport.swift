@@ -1,3 +1,4 @@
+import CustodianRPC
 import Foundation
 
 /// A run's figures: the final table on the terminal, and `--report FILE` as JSON.
@@ -26,12 +27,12 @@ public struct LoadReport: Sendable, Codable {
         case .open(let rate, let rampUp):
             model = "open"
             self.rate = rate
-            rampUpSeconds = Double(rampUp.components.seconds) + Double(rampUp.components.attoseconds) / 1e18
+            rampUpSeconds = rampUp.seconds
         case .closed(let concurrency):
             model = "closed"
             self.concurrency = concurrency
         }
-        durationSeconds = Double(plan.duration.components.seconds) + Double(plan.duration.components.attoseconds) / 1e18
+        durationSeconds = plan.duration.seconds
         self.elapsedSeconds = elapsedSeconds
         self.total = total
         self.scenarios = scenarios

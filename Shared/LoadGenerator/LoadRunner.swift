@@ -113,7 +113,7 @@ public enum LoadRunner {
             for scenario in scenarios { verifications.append(try await scenario.verify(client: client)) }
         }
         let snapshot = recorder.snapshot()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         return LoadReport(
             server: client.baseURL, plan: plan, elapsedSeconds: seconds,
             total: LatencySummary(snapshot.all, seconds: seconds),
@@ -154,7 +154,7 @@ public enum LoadRunner {
     static func runOpen(rate: Double, rampUp: Duration, duration: Duration, started: ContinuousClock.Instant,
                         launch: (Int, ContinuousClock.Instant) -> Void) async throws {
         let end = started + duration
-        let rampSeconds = Double(rampUp.components.seconds) + Double(rampUp.components.attoseconds) / 1e18
+        let rampSeconds = rampUp.seconds
         var due = started
         var number = 0
         while due < end {
@@ -162,7 +162,7 @@ public enum LoadRunner {
             launch(number, due)
             number += 1
             let elapsed = due - started
-            let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let elapsedSeconds = elapsed.seconds
             let current = rampSeconds > 0 ? rate * min(1, max(0.05, elapsedSeconds / rampSeconds)) : rate
             due = due + .nanoseconds(Int64(1e9 / current))
         }

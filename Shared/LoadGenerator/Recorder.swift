@@ -25,6 +25,16 @@ public final class Recorder: Sendable {
                 errors += 1
             }
         }
+
+        /// Another tally's figures (another connection's), added to these.
+        mutating func add(_ other: Tally) {
+            latencies.add(other.latencies)
+            count += other.count
+            errors += other.errors
+            for (status, number) in other.statuses { statuses[status, default: 0] += number }
+            for (failure, number) in other.failures { failures[failure, default: 0] += number }
+            for (kind, number) in other.operations { operations[kind, default: 0] += number }
+        }
     }
 
     private let state = Mutex<(all: Tally, byScenario: [String: Tally])>((Tally(), [:]))

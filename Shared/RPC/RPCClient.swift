@@ -365,13 +365,6 @@ final class ServiceReplicas: Sendable {
     }
 }
 
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 extension NIODeadline {
     init(_ date: Date) {
         let remaining = max(0, date.timeIntervalSinceNow)

@@ -266,29 +266,31 @@ struct JSONObjectWriter {
         output.append(UInt8(ascii: "}"))
     }
 
-    /// A JSON object of strings (or of arrays of strings), keys sorted.
+    /// A JSON object of strings, keys sorted.
     static func write(_ fields: [String: String], into output: inout [UInt8]) {
+        write(fields, into: &output) { value, output in JSONValue.write(value, into: &output) }
+    }
+
+    /// A JSON object of arrays of strings, keys sorted.
+    static func write(_ fields: [String: [String]], into output: inout [UInt8]) {
+        write(fields, into: &output) { values, output in
+            output.append(UInt8(ascii: "["))
+            for (position, value) in values.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.write(value, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+    }
+
+    private static func write<Value>(_ fields: [String: Value], into output: inout [UInt8],
+                                     value writeValue: (Value, inout [UInt8]) -> Void) {
         output.append(UInt8(ascii: "{"))
         for (index, key) in fields.keys.sorted().enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             JSONValue.write(key, into: &output)
             output.append(UInt8(ascii: ":"))
-            JSONValue.write(fields[key]!, into: &output)
-        }
-        output.append(UInt8(ascii: "}"))
-    }
-
-    static func write(_ fields: [String: [String]], into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "{"))
-        for (index, key) in fields.keys.sorted().enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONValue.write(key, into: &output)
-            output.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
-            for (position, value) in fields[key]!.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.write(value, into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+            writeValue(fields[key]!, &output)
         }
         output.append(UInt8(ascii: "}"))
     }

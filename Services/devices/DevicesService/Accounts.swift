@@ -26,7 +26,7 @@ struct Accounts: Sendable {
             context: context)
 
         let tokenHash = SecretToken.hash(token)
-        let expiresAt = Date().addingTimeInterval(activationLifetime.timeInterval)
+        let expiresAt = Date().addingTimeInterval(activationLifetime.seconds)
         let latitude = request.location.latitude
         let longitude = request.location.longitude
         let timezone = request.timezone
@@ -87,12 +87,5 @@ struct Accounts: Sendable {
             """, logger: context.logger)
         for try await _ in rows.decode(Int64.self) { return AccountSession(session_token: sessionToken) }
         throw RPCError.notFound("No account found for provided activation token", reason: "activation_token_not_found")
-    }
-}
-
-extension Duration {
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

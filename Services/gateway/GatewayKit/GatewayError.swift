@@ -56,9 +56,7 @@ public struct GatewayError: Error, HTTPResponseError, Sendable {
 
 enum JSONResponse {
     static func make(_ body: JSONValue, status: HTTPResponse.Status) -> Response {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        body.write(into: &bytes)
+        var bytes = body.jsonBytes
         // A newline after the JSON, so that a terminal's prompt after `curl` starts on a line of its own.
         bytes.append(UInt8(ascii: "\n"))
         // Room for the headers the gateway adds to every response (`X-Request-Id`, an error's `Retry-After`) and

@@ -77,10 +77,3 @@ struct GatewayMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("X-Request-Id")!
 }
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -54,17 +54,16 @@ struct RouteForwarder: Sendable {
 
     private func forward(_ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext) async throws -> Response {
         let path = pathParameters(context), query = queryParameters(request), headers = forwardedHeaders(request)
-        let input: HTTPInput = if let checked = try checkedJSON(rawBody, of: request) {
-            HTTPInput(checkedBody: checked, path: path, query: query, headers: headers)
+        let input: HTTPInput = if let value = try bodyOtherThanJSON(rawBody, of: request) {
+            HTTPInput(body: value, path: path, query: query, headers: headers)
         } else {
-            HTTPInput(body: try body(rawBody, of: request), path: path, query: query, headers: headers)
+            HTTPInput(checkedBody: try checkedJSON(rawBody), path: path, query: query, headers: headers)
         }
         return try await answer(input, callContext: callContext, logger: context.logger)
     }
 
-    /// A JSON body, checked and passed on as it came; nil when the body is empty, text or a form.
-    private func checkedJSON(_ buffer: ByteBuffer, of request: Request) throws -> CheckedJSON? {
-        guard buffer.readableBytes > 0, route.bodyFormat != .text, !isForm(request) else { return nil }
+    /// A JSON body, checked and passed on as it came.
+    private func checkedJSON(_ buffer: ByteBuffer) throws -> CheckedJSON {
         do {
             return try CheckedJSON(buffer, maximumDepth: Self.maximumJSONDepth)
         } catch {
@@ -181,21 +180,21 @@ struct RouteForwarder: Sendable {
         }
     }
 
-    /// The body as the service gets it: `null` when there is none, else per the route's body format.
-    private func body(_ buffer: ByteBuffer, of request: Request) throws -> JSONValue {
+    /// The body as the service gets it when it is not JSON: `null` when there is none, else per the route's body format
+    /// (text, or a form where the API takes forms); nil for a JSON body.
+    private func bodyOtherThanJSON(_ buffer: ByteBuffer, of request: Request) throws -> JSONValue? {
         guard buffer.readableBytes > 0 else { return .null }
-        let data = Data(buffer.readableBytesView)
         if route.bodyFormat == .text {
-            guard let text = String(validating: data, as: UTF8.self) else {
+            guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
                 throw route.style.malformedBody("The request body is not UTF-8 text")
             }
             return .string(text)
         }
         if isForm(request) {
-            guard let fields = Self.formFields(data) else { throw route.style.malformedBody("The form body is not valid URL encoding") }
+            guard let fields = Self.formFields(Data(buffer.readableBytesView)) else { throw route.style.malformedBody("The form body is not valid URL encoding") }
             return fields
         }
-        return try Self.json(data, style: route.style)
+        return nil
     }
 
     /// A JSON body, within the depth limit.
