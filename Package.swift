@@ -358,7 +358,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService",
+            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService", "ServiceTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/RuntimeTests"
         ),

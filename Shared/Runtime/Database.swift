@@ -5,13 +5,20 @@ import NIOPosix
 import PostgresNIO
 import _ConnectionPoolModule
 
-/// A service's PostgreSQL, as its methods use it. Two things set it apart from the bare pool:
+/// A service's PostgreSQL, as its methods use it. Three things set it apart from the bare pool:
 ///
 /// - Nobody waits long for a connection. While PostgreSQL is down or restarting, the pool queues requests until
 ///   it can connect again; a call that cannot get a connection within ``waitTimeout`` gives up with
 ///   ``DatabaseUnavailable``, which clients get as 503 with `Retry-After` (``DatabaseErrors``), and calls succeed
 ///   again by themselves once the pool reconnects.
 /// - Transactions throw what their body threw, not a wrapper, so that a method's `RPCError` reaches its caller.
+/// - Success means committed. postgres-nio speaks the extended query protocol, in which PostgreSQL sends a statement's
+///   CommandComplete before it commits the statement's implicit transaction (at the Sync that follows), and
+///   postgres-nio ends the query at CommandComplete. A backend terminated in between, as a fast shutdown does to every
+///   backend (`docker compose restart postgres`), rolls the write back after its caller saw it succeed: a 2xx for a
+///   write that is gone. So a statement that may write (``SQLText/mayWrite(_:)``) runs between BEGIN and COMMIT,
+///   whose CommandComplete PostgreSQL sends only once the commit is durable, and a COMMIT that PostgreSQL answers
+///   with ROLLBACK (the transaction had failed) is an error, not a success.
 public struct Database: Sendable {
     /// The pool; for the few places that need it whole (migrations, provisioning).
     public let client: PostgresClient
@@ -26,24 +33,29 @@ public struct Database: Sendable {
 
     /// Runs `query` and collects its rows, which the caller decodes as from a `PostgresRowSequence`
     /// (`for try await (a, b) in rows.decode((A, B).self)`).
+    /// A statement that may write runs in a transaction of its own, so that its success means it was committed.
     @discardableResult
     public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> DatabaseRows {
         try await withConnection { connection in
-            let rows = try await connection.query(query, logger: logger, file: file, line: line)
-            var collected: [PostgresRow] = []
-            for try await row in rows { collected.append(row) }
-            return DatabaseRows(rows: collected)
+            try await Self.committed(if: SQLText.mayWrite(query.sql), on: connection, logger: logger) {
+                let rows = try await connection.query(query, logger: logger, file: file, line: line)
+                var collected: [PostgresRow] = []
+                for try await row in rows { collected.append(row) }
+                return DatabaseRows(rows: collected)
+            }
         }
     }
 
-    /// Runs a prepared statement (parsed once per connection, then only bound and executed: one round trip) and
-    /// collects its rows.
+    /// Runs a prepared statement (parsed once per connection, then only bound and executed: one round trip; a statement
+    /// that may write takes two more, BEGIN and COMMIT) and collects its rows.
     public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
         try await withConnection { connection in
-            var rows: [Statement.Row] = []
-            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            try await Self.committed(if: SQLText.mayWrite(Statement.sql), on: connection, logger: logger) {
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
+            }
         }
     }
 
@@ -55,12 +67,31 @@ public struct Database: Sendable {
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection in
-            do {
-                return try await connection.withTransaction(logger: logger, file: file, line: line, isolation: isolation, body)
-            } catch let error as PostgresTransactionError {
-                throw error.closureError ?? error.beginError ?? error.commitError ?? error
-            }
+            try await Self.committed(if: true, on: connection, logger: logger, isolation: isolation) { try await body(connection) }
         }
+    }
+
+    /// Runs `body` between BEGIN and COMMIT when `transaction` is true, else as it is. Returns only once COMMIT
+    /// answered COMMIT; rolls back and rethrows what `body` threw.
+    static func committed<Result: Sendable>(
+        if transaction: Bool, on connection: PostgresConnection, logger: Logger,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> sending Result
+    ) async throws -> sending Result {
+        guard transaction else { return try await body() }
+        try await connection.query("BEGIN", logger: logger)
+        let result: Result
+        do {
+            result = try await body()
+        } catch {
+            // The connection may be gone with the error; then PostgreSQL rolled back already.
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+        let commit = try await connection.query("COMMIT", logger: logger).get()
+        // A transaction that failed answers COMMIT with ROLLBACK instead of an error.
+        guard commit.metadata.command == "COMMIT" else { throw TransactionRolledBack(command: commit.metadata.command) }
+        return result
     }
 
     /// Lends a connection to `body`, waiting at most ``waitTimeout`` for one.
@@ -132,6 +163,13 @@ public struct DatabaseRows: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
 }
 
+/// A transaction ended without a commit although no statement in it failed as far as the caller saw: PostgreSQL
+/// answered COMMIT with ROLLBACK.
+public struct TransactionRolledBack: Error, CustomStringConvertible {
+    public var command: String
+    public var description: String { "COMMIT was answered \(command): the transaction was rolled back" }
+}
+
 /// No connection to PostgreSQL could be had in time.
 public enum DatabaseUnavailable: Error, CustomStringConvertible {
     case noConnection(waited: Duration)
@@ -160,6 +198,10 @@ public enum DatabaseErrors {
             return .internal()
         case is DatabaseUnavailable, is ConnectionPoolError:
             logger.warning("database unavailable", metadata: ["error": .string(logDescription(error))])
+            return unavailable
+        case is TransactionRolledBack:
+            // Nothing was stored, and the caller must not think otherwise; a retry (uploads are idempotent) may succeed.
+            logger.error("transaction rolled back at commit", metadata: ["error": .string(logDescription(error))])
             return unavailable
         case let error as PSQLError:
             switch classify(error) {

@@ -1,0 +1,137 @@
+import CustodianRuntime
+import Logging
+import PostgresNIO
+import ServiceTestSupport
+import Testing
+
+/// A caller sees a write succeed only once PostgreSQL committed it. The case that lost acknowledged uploads at a
+/// PostgreSQL restart: the extended query protocol commits a statement's implicit transaction at the Sync after its
+/// CommandComplete, and postgres-nio ends the query at CommandComplete, so a failure at commit time came too late.
+/// A deferred constraint trigger fails every commit deterministically, where a fast shutdown does it by chance.
+@Suite("Database: success means committed")
+struct DatabaseCommitTests {
+    static let logger = Logger(label: "database-commit-tests")
+
+    /// Runs `body` with a database whose table `probe` refuses every commit that inserted into it.
+    func withRefusingTable(_ body: @Sendable (Database, PostgresClient) async throws -> Void) async throws {
+        let (admin, _) = try await TestPostgres.shared.makeDatabase(for: [], logger: Self.logger)
+        try await PostgresClient.withClient(url: admin, logger: Self.logger) { client in
+            for statement in [
+                "CREATE TABLE probe (id integer)",
+                "CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$",
+                "CREATE CONSTRAINT TRIGGER refuse AFTER INSERT ON probe DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit()",
+            ] {
+                try await client.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+            }
+            try await body(Database(client: client), client)
+        }
+    }
+
+    /// Rows with `id`, or -1 when the count itself failed.
+    func stored(_ client: PostgresClient, id: Int) async -> Int {
+        (try? await count(client, id: id)) ?? -1
+    }
+
+    func count(_ client: PostgresClient, id: Int) async throws -> Int {
+        let rows = try await client.query("SELECT count(*)::integer FROM probe WHERE id = \(id)", logger: Self.logger)
+        for try await value in rows.decode(Int.self) { return value }
+        return -1
+    }
+
+    struct Insert: PostgresPreparedStatement {
+        static let sql = "INSERT INTO probe (id) VALUES ($1) RETURNING id"
+        typealias Row = Int
+        var id: Int
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(id)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
+    }
+
+    /// Why `Database` wraps writes: the bare client reports this insert as done although its commit failed. When this
+    /// fails, postgres-nio waits for ReadyForQuery now, and the wrapping could go.
+    @Test func theBareClientReportsAStatementBeforeItsCommit() async throws {
+        try await withRefusingTable { _, client in
+            var reported = false
+            do {
+                try await client.query("INSERT INTO probe (id) VALUES (1)", logger: Self.logger)
+                reported = true
+            } catch {}
+            #expect(reported, "postgres-nio now reports commit-time errors of an implicit transaction")
+            #expect(await stored(client, id: 1) == 0)
+        }
+    }
+
+    @Test func aWriteWhoseCommitFailsIsAnError() async throws {
+        try await withRefusingTable { database, client in
+            await #expect(throws: PSQLError.self) { try await database.query("INSERT INTO probe (id) VALUES (2)", logger: Self.logger) }
+            await #expect(throws: PSQLError.self) { try await database.execute(Insert(id: 3), logger: Self.logger) }
+            #expect(await stored(client, id: 2) == 0)
+            #expect(await stored(client, id: 3) == 0)
+            // And the error is what clients get for an unavailable database, not a 500.
+            do {
+                _ = try await database.execute(Insert(id: 4), logger: Self.logger)
+                Issue.record("the insert was reported as stored")
+            } catch {
+                #expect(DatabaseErrors.rpcError(for: error, logger: Self.logger) != nil)
+            }
+        }
+    }
+
+    @Test func aTransactionThatFailedInsideIsNotReportedAsCommitted() async throws {
+        try await withRefusingTable { database, client in
+            try await client.query("DROP TRIGGER refuse ON probe", logger: Self.logger)
+            await #expect(throws: TransactionRolledBack.self) {
+                try await database.withTransaction(logger: Self.logger) { connection in
+                    try await connection.query("INSERT INTO probe (id) VALUES (5)", logger: Self.logger)
+                    // An error the body swallows still aborts the transaction; PostgreSQL then answers COMMIT with ROLLBACK.
+                    _ = try? await connection.query("SELECT 1 / 0", logger: Self.logger)
+                }
+            }
+            #expect(await stored(client, id: 5) == 0)
+            // A transaction without trouble commits, and reads run as they are.
+            try await database.withTransaction(logger: Self.logger) { connection in
+                _ = try await connection.query("INSERT INTO probe (id) VALUES (6)", logger: Self.logger)
+            } as Void
+            #expect(await stored(client, id: 6) == 1)
+            try await database.query("INSERT INTO probe (id) VALUES (7)", logger: Self.logger)
+            #expect(await stored(client, id: 7) == 1)
+        }
+    }
+}
+
+@Suite("SQL text: which statements may write")
+struct SQLTextTests {
+    @Test(arguments: [
+        "INSERT INTO x (a) VALUES ($1)",
+        "WITH device AS (SELECT id FROM devices.devices WHERE t = $1), upload AS (INSERT INTO devices.uploads (a) SELECT 1 RETURNING id) SELECT 1",
+        "update vault.items set value = $1",
+        "DELETE FROM routes.routes WHERE id = $1",
+        "SELECT devices.create_measurement_partition(month::date) FROM months",
+        "SELECT devices.create_measurement_partition ($1)",
+        "SELECT id FROM auth.admin_tokens WHERE hash = $1 FOR UPDATE",
+        "CREATE TABLE t (a int)",
+        "DO $$ BEGIN PERFORM 1; END $$",
+        "SELECT nextval('s')",
+        "TRUNCATE devices.measurements_2020_01",
+        "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE",
+    ])
+    func writes(_ sql: String) {
+        #expect(SQLText.mayWrite(sql), "\(sql)")
+    }
+
+    @Test(arguments: [
+        "SELECT 1",
+        "SELECT d.id, d.updated_at, created_at, deleted FROM devices.devices d JOIN devices.buildings b ON b.id = d.building_id WHERE d.session_token_hash = $1",
+        "SELECT count(*) FROM vault.items WHERE repo_id = $1 AND nonce = ANY($2)",
+        "SELECT encode(x, 'hex'), now(), coalesce(array_agg(id ORDER BY id), '{}') FROM t GROUP BY y",
+        "WITH page AS (SELECT id FROM devices.measurements WHERE id > $1 ORDER BY id LIMIT 100) SELECT * FROM page",
+        "SELECT pg_advisory_xact_lock(hashtext($1))",
+        "SELECT id FROM statistics.submissions s WHERE s.id IN (SELECT id FROM x)",
+    ])
+    func reads(_ sql: String) {
+        #expect(!SQLText.mayWrite(sql), "\(sql)")
+    }
+}
