@@ -4,6 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ./Deploy/dev/install-dependencies.sh --tests
+# The compose test's Docker engines and stand-in base images (Deploy/dev/compose.sh) are fetched and made while Swift
+# builds: that is network and disk more than CPU. Only as root (a daemon of its own), and only for the full run.
+prepare=""
+if [ $# -eq 0 ] && [ "$(id -u)" -eq 0 ]; then
+  mkdir -p "$HOME/.cache/custodian"
+  ./Deploy/dev/compose.sh --prepare > "$HOME/.cache/custodian/compose-prepare.log" 2>&1 &
+  prepare=$!
+fi
 # The integration suite runs the executables, so build every product, not just the test bundle.
 swift build --build-tests
 swift test --skip-build "$@"
@@ -18,4 +26,11 @@ if [ $# -eq 0 ]; then
   status=0
   ./Deploy/dev/multihost.sh || status=$?
   if [ $status -eq 77 ]; then echo "multihost.sh skipped: network namespaces cannot be made here"; elif [ $status -ne 0 ]; then exit $status; fi
+  # docker compose on real engines (26.1 and 20.10), built from Deploy/Dockerfile; needs root for its daemon.
+  if [ -n "$prepare" ]; then
+    wait $prepare || { cat "$HOME/.cache/custodian/compose-prepare.log"; exit 1; }
+    ./Deploy/dev/compose.sh
+  else
+    echo "compose.sh skipped: it runs a Docker daemon of its own, which needs root"
+  fi
 fi

@@ -12,6 +12,8 @@ public final class Recorder: Sendable {
         var operations: [String: Int] = [:]
         var count = 0
         var errors = 0
+        /// Errors by the Unix second they ended in, so that a fault test can tell when clients saw them.
+        var errorsBySecond: [Int: Int] = [:]
 
         mutating func record(_ outcome: OperationOutcome, microseconds: UInt64) {
             _ = latencies.record(min(microseconds, 600_000_000))
@@ -19,11 +21,12 @@ public final class Recorder: Sendable {
             operations[outcome.kind, default: 0] += 1
             if let status = outcome.status {
                 statuses[status, default: 0] += 1
-                if !outcome.succeeded { errors += 1 }
+                if outcome.succeeded { return }
             } else {
                 failures[outcome.failure ?? "no answer", default: 0] += 1
-                errors += 1
             }
+            errors += 1
+            errorsBySecond[Int(Date().timeIntervalSince1970), default: 0] += 1
         }
 
         /// Another tally's figures (another connection's), added to these.
@@ -34,6 +37,7 @@ public final class Recorder: Sendable {
             for (status, number) in other.statuses { statuses[status, default: 0] += number }
             for (failure, number) in other.failures { failures[failure, default: 0] += number }
             for (kind, number) in other.operations { operations[kind, default: 0] += number }
+            for (second, number) in other.errorsBySecond { errorsBySecond[second, default: 0] += number }
         }
     }
 
@@ -69,6 +73,8 @@ public struct LatencySummary: Sendable, Codable, Equatable {
     public var statuses: [String: Int]
     public var failures: [String: Int]
     public var operationsByKind: [String: Int]
+    /// Errors (statuses that are not a success, and failures without an answer) by the Unix second they ended in.
+    public var errorsBySecond: [String: Int]
 
     init(_ tally: Recorder.Tally, seconds: Double) {
         func ms(_ percentile: Double) -> Double { Double(tally.latencies.valueAtPercentile(percentile)) / 1000 }
@@ -83,5 +89,6 @@ public struct LatencySummary: Sendable, Codable, Equatable {
         statuses = Dictionary(uniqueKeysWithValues: tally.statuses.map { (String($0.key), $0.value) })
         failures = tally.failures
         operationsByKind = tally.operations
+        errorsBySecond = Dictionary(uniqueKeysWithValues: tally.errorsBySecond.map { (String($0.key), $0.value) })
     }
 }

@@ -99,19 +99,31 @@ struct ComposeFileTests {
         }
     }
 
-    /// `custodian setup` gives each process a folder of the secrets volume with only what it reads
-    /// (`Platform.sealingKeyReaders`, `Platform.lemonKeyReaders`): a service mounts its own folder and no other,
-    /// and is given a secret's variable only when it reads that secret.
+    /// `custodian setup` gives each process a volume of its own with only what it reads (`Platform.sealingKeyReaders`,
+    /// `Platform.lemonKeyReaders`), mounted in setup at `<secrets>/<process>`: a service mounts that volume and no
+    /// other secrets, and is given a secret's variable only when it reads that secret. No mount may rely on a volume
+    /// `subpath`: engines before 26 ignore it silently and mount the whole volume, every secret in every container.
     @Test func eachServiceMountsOnlyItsOwnSecrets() throws {
         let setup = try #require(compose.setupService, "no service runs `\(Self.commandLineProduct) setup`")
-        let secretVolumes = Set(setup.mounts.filter { !$0.readOnly }.compactMap(\.volume))
+        let setupSecrets = setup.mounts.filter { !$0.readOnly && $0.volume != nil }
+        let secretVolumes = Set(setupSecrets.compactMap(\.volume))
+        // Setup's own volume: the one the per-process volumes are mounted inside.
+        let root = try #require(setupSecrets.first { mount in setupSecrets.contains { $0.target.hasPrefix(mount.target + "/") } },
+                                "setup mounts no secrets volume with per-process volumes inside it")
+        for service in compose.services {
+            for mount in service.mounts {
+                #expect(mount.subpath == nil, "service '\(service.name)' mounts a subpath of '\(mount.volume ?? "")', which engines before 26 ignore")
+            }
+        }
         for service in platformServices {
             guard let executable = service.command.first else { continue }
             let secretMounts = service.mounts.filter { $0.volume.map(secretVolumes.contains) ?? false }
-            #expect(!secretMounts.isEmpty, "service '\(service.name)' mounts no secrets")
+            let own = setupSecrets.first { $0.target == root.target + "/" + executable }
+            #expect(own != nil, "setup mounts no volume at \(root.target)/\(executable) for service '\(service.name)'")
+            #expect(secretMounts.count == 1, "service '\(service.name)' mounts \(secretMounts.count) secrets volumes, not only its own")
             for mount in secretMounts {
-                #expect(mount.subpath == executable,
-                        "service '\(service.name)' mounts \(mount.subpath.map { "the folder '\($0)'" } ?? "the whole volume") of '\(mount.volume ?? "")', not its own folder '\(executable)'")
+                #expect(mount.volume == own?.volume,
+                        "service '\(service.name)' mounts '\(mount.volume ?? "")', not its own secrets volume '\(own?.volume ?? "?")'")
                 #expect(mount.readOnly, "service '\(service.name)' mounts its secrets writable")
             }
             let expected: [(String, Bool)] = [

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import CustodianLoad
 
 @Suite("Load generator: read-back, mix, times")
@@ -32,5 +33,29 @@ struct LedgerTests {
         #expect(ExportTime.seconds("2020-03-01T00:00:05.000000") == 1_583_020_805)
         #expect(ExportTime.seconds("2020-03-01T00:00:05Z") == 1_583_020_805)
         #expect(ExportTime.seconds("yesterday") == nil)
+    }
+}
+
+@Suite("Load generator: when clients saw errors")
+struct ErrorTimelineTests {
+    struct Refused: Error {}
+
+    /// A fault test compares these seconds with when it made the fault: only errors land in them, each in the second
+    /// it ended, whether the server answered (a 503) or not (no connection).
+    @Test func errorsAreCountedByTheSecondTheyEnded() {
+        let recorder = Recorder()
+        let before = Int(Date().timeIntervalSince1970)
+        recorder.record(.answered("upload", 200), scenario: "twomes", latency: .milliseconds(3))
+        recorder.record(.answered("upload", 503), scenario: "twomes", latency: .milliseconds(3))
+        recorder.record(.failed("upload", Refused()), scenario: "vault", latency: .milliseconds(3))
+        recorder.record(.answered("refusal", 401, expected: 401), scenario: "vault", latency: .milliseconds(3))
+        let after = Int(Date().timeIntervalSince1970)
+        let summary = LatencySummary(recorder.snapshot().all, seconds: 1)
+        #expect(summary.errors == 2)
+        #expect(summary.errorsBySecond.values.reduce(0, +) == 2)
+        for second in summary.errorsBySecond.keys.compactMap(Int.init) {
+            #expect((before...after).contains(second))
+        }
+        #expect(LatencySummary(recorder.snapshot().byScenario["twomes"]!, seconds: 1).errorsBySecond.values.reduce(0, +) == 1)
     }
 }
