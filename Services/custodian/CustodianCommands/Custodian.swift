@@ -2,17 +2,19 @@ import ArgumentParser
 import CustodianRuntime
 import Foundation
 
-@main
-struct Custodian: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `custodian`: the root command; `Services/custodian/Main` only calls ``runAsRoot()``.
+public struct Custodian: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "custodian",
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
         subcommands: [Up.self, Restart.self, Setup.self, Admin.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self])
 
-    /// As ArgumentParser's, except that a usage error a subcommand finds while it runs (options that do not go
-    /// together, a missing key) shows that subcommand's usage, not the top-level one.
-    static func main() async {
+    /// Parses the process's arguments, runs the command they name and exits with its status: ArgumentParser's `main()`,
+    /// except that a usage error a subcommand finds while it runs (options that do not go together, a missing key) shows
+    /// that subcommand's usage, not the top-level one. (Not named `main()`: from top-level code the compiler would pick
+    /// ArgumentParser's synchronous `main()`, which refuses to run an asynchronous command.)
+    public static func runAsRoot() async {
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -35,9 +37,6 @@ struct Custodian: AsyncParsableCommand {
             exit(withError: error)
         }
     }
-}
 
-struct CLIError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    public init() {}
 }
