@@ -48,7 +48,7 @@ struct Up: AsyncParsableCommand {
         let adminURL: DatabaseURL
         if let given = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] {
             adminURL = try DatabaseURL(given)
-            Console.say("postgres   using \(adminURL)")
+            TerminalOutput.say("postgres   using \(adminURL)")
         } else {
             let privateCluster = try PostgresCluster(dataDirectory: dataDirectory, port: try FreePort.find())
             let fresh = !privateCluster.isInitialised
@@ -57,12 +57,13 @@ struct Up: AsyncParsableCommand {
             try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10))
             cluster = privateCluster
             adminURL = privateCluster.adminURL
-            Console.say("postgres   \(fresh ? "initialised and started" : "started") on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
+            let started = fresh ? "initialised and started" : "started"
+            TerminalOutput.say("postgres   \(started) on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
         }
         defer {
             if let cluster {
                 cluster.stop()
-                Console.say("postgres   stopped")
+                TerminalOutput.say("postgres   stopped")
             }
         }
 
@@ -74,9 +75,9 @@ struct Up: AsyncParsableCommand {
             let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", logger: logger)
         {
             try Files.write(token, to: adminTokenPath)
-            Console.say("admin      token created: \(token) (kept in \(adminTokenPath))")
+            TerminalOutput.say("admin      token created: \(token) (kept in \(adminTokenPath))")
         } else {
-            Console.say("admin      token in \(adminTokenPath)")
+            TerminalOutput.say("admin      token in \(adminTokenPath)")
         }
 
         var gatewayEnvironment: [String: String] = [
@@ -201,16 +202,16 @@ struct ReadinessAnnouncer: Service {
                     do {
                         let summary = try await DemoData(client: client, baseURL: url, adminToken: adminToken).load()
                         try Files.write(summary, to: demoMarker, mode: 0o644)
-                        Console.say("demo       \(summary)")
+                        TerminalOutput.say("demo       \(summary)")
                     } catch {
-                        Console.warn("custodian: the demo data could not be loaded: \(error)")
+                        TerminalOutput.warn("custodian: the demo data could not be loaded: \(error)")
                     }
                 }
-                Console.say("custodian ready: \(url)")
+                TerminalOutput.say("custodian ready: \(url)")
                 return
             }
             if ContinuousClock.now - started > .seconds(120) {
-                Console.warn("custodian: the platform is not ready after 2 minutes; see the logs")
+                TerminalOutput.warn("custodian: the platform is not ready after 2 minutes; see the logs")
                 return
             }
             try? await Task.sleep(for: .milliseconds(250))

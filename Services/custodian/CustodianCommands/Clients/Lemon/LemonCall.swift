@@ -82,17 +82,17 @@ extension Lemon {
 
             let reason = HTTPResponseStatus(statusCode: exchange.status).reasonPhrase
             guard let reply = exchange.reply else {
-                Console.warn("\(exchange.status) \(reason)")
+                TerminalOutput.warn("\(exchange.status) \(reason)")
                 throw CLIError("the answer could not be opened (\(exchange.problem ?? "")): \(String(decoding: exchange.raw.prefix(500), as: UTF8.self))")
             }
             // Which of the two it was tells an app developer which of their code paths the answer takes.
-            Console.warn("\(exchange.status) \(reason) (\(reply.wasEncrypted ? "sealed" : "in the clear"))")
-            Console.say(IndentedJSON.format(reply.json))
+            TerminalOutput.warn("\(exchange.status) \(reason) (\(reply.wasEncrypted ? "sealed" : "in the clear"))")
+            TerminalOutput.say(IndentedJSON.format(reply.json))
             let succeeded = (200..<300).contains(exchange.status)
             if succeeded && httpMethod == .DELETE && path.prefix(while: { $0 != "?" }) == "/api/v1/devices" {
                 // The instance is gone on the server; its identity could only fail to authenticate from now on.
                 try? FileManager.default.removeItem(atPath: identity)
-                Console.warn("the app instance is deleted, and its identity file \(identity) with it; the next call registers a new one")
+                TerminalOutput.warn("the app instance is deleted, and its identity file \(identity) with it; the next call registers a new one")
             }
             if !succeeded { throw ExitCode(1) }
         }
@@ -148,7 +148,7 @@ extension Lemon {
                 throw CLIError("the server refused to register a new app instance: \(status) \(message)")
             }
             try LemonIdentity(app: app, server: server).save(to: identity)
-            Console.warn("registered a new app instance; its identity is in \(identity)")
+            TerminalOutput.warn("registered a new app instance; its identity is in \(identity)")
             return session
         }
 
