@@ -80,29 +80,3 @@ struct Loadgen: AsyncParsableCommand {
         }
     }
 }
-
-/// Where the platform is and how to trust and authenticate to it: the defaults fit a `custodian up` run from the
-/// directory that holds its data directory.
-struct ServerConnection: ParsableArguments {
-    @Option(help: "The gateway's URL.") var server = "https://127.0.0.1:8443"
-    @Option(help: "The data directory of `custodian up`: its certificate, admin token and process ids.") var dataDir = ".custodian"
-    @Option(help: "A PEM file of the certificate to trust (default: <data-dir>/tls/cert.pem).") var caFile: String?
-    @Flag(help: "Do not verify the server's TLS certificate.") var insecure = false
-    @Option(parsing: .unconditional, help: "An admin token (default: CUSTODIAN_ADMIN_TOKEN, else <data-dir>/admin-token).") var token: String?
-
-    func adminToken() throws -> String {
-        if let token { return token }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["CUSTODIAN_ADMIN_TOKEN"], !fromEnvironment.isEmpty { return fromEnvironment }
-        guard let stored = Files.read(dataDir + "/admin-token"), !stored.isEmpty else {
-            throw CLIError("no admin token: pass --token, set CUSTODIAN_ADMIN_TOKEN, or run where \(dataDir)/admin-token exists")
-        }
-        return stored
-    }
-
-    func loadClient(connections: Int) throws -> LoadClient {
-        let defaultCertificate = dataDir + "/tls/cert.pem"
-        let ca = caFile ?? (FileManager.default.fileExists(atPath: defaultCertificate) ? defaultCertificate : nil)
-        return try LoadClient.make(baseURL: server, adminToken: try adminToken(), caFile: server.hasPrefix("https") ? ca : nil,
-                                   insecure: insecure, connections: connections)
-    }
-}
