@@ -22,20 +22,30 @@ public struct Custodian: AsyncParsableCommand {
             exit(withError: error)
         }
         do {
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                var syncCommand = command
-                try syncCommand.run()
-            }
+            try await runParsed(command)
         } catch let error as ValidationError {
-            let usage = usageString(for: type(of: command))
-            let path = usage.split(separator: " ").prefix { !["[", "<", "-"].contains($0.first) }.joined(separator: " ")
-            FileHandle.standardError.write(Data("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n".utf8))
+            FileHandle.standardError.write(Data(usageError(error, of: type(of: command)).utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// Runs a command `parseAsRoot()` returned, asynchronous or not.
+    static func runParsed(_ command: any ParsableCommand) async throws {
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            var syncCommand = command
+            try syncCommand.run()
+        }
+    }
+
+    /// What a usage error met while `command` ran prints: the message, that command's usage and where its help is.
+    static func usageError(_ error: ValidationError, of command: any ParsableCommand.Type) -> String {
+        let usage = usageString(for: command)
+        let path = usage.split(separator: " ").prefix { !["[", "<", "-"].contains($0.first) }.joined(separator: " ")
+        return "Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n"
     }
 
     public init() {}

@@ -27,7 +27,8 @@ struct Loadgen: AsyncParsableCommand {
     @Flag(help: "Skip reading the acknowledged writes back.") var noVerify = false
     @OptionGroup var connection: ServerConnection
 
-    func run() async throws {
+    /// The load the options describe, or the first option that is wrong.
+    func plan() throws -> LoadPlan {
         let kinds: [(ScenarioKind, Int)]
         if scenario == "mixed" {
             kinds = ScenarioKind.mixedWeights
@@ -49,6 +50,11 @@ struct Loadgen: AsyncParsableCommand {
             guard concurrency > 0, concurrency <= 10_000 else { throw ValidationError("--concurrency must be from 1 to 10000") }
             model = .closed(concurrency: concurrency)
         }
+        return LoadPlan(model: model, duration: length, scenarios: kinds, clients: clients, verify: !noVerify)
+    }
+
+    func run() async throws {
+        let plan = try self.plan()
         let client = try connection.loadClient(connections: rate.map { Int(min(1024, max(64, $0 / 4))) } ?? concurrency)
         let interactive = isatty(STDOUT_FILENO) == 1
         // Into a file or a pipe (CI logs, `nohup`): whole lines, flushed as they come, and progress every ten seconds.
@@ -65,7 +71,6 @@ struct Loadgen: AsyncParsableCommand {
             })
         let outcome: Result<LoadReport, any Error>
         do {
-            let plan = LoadPlan(model: model, duration: length, scenarios: kinds, clients: clients, verify: !noVerify)
             outcome = .success(try await LoadRunner.run(plan, client: client, output: output,
                                                         processes: ProcessMemory.platformProcesses(dataDirectory: connection.dataDir)))
         } catch {

@@ -101,31 +101,11 @@ struct Up: AsyncParsableCommand {
         let sealingKey = try Deployment.sealingKey(secretsDirectory: secrets)
         let lemonKeys = try Deployment.lemonKeys(secretsDirectory: secrets)
         let binaries = try executableDirectory()
-        var base = ProcessInfo.processInfo.environment
-        base[RuntimeKey.databaseURL] = nil
-        base[RuntimeKey.runtimeDirectory] = runtime
-        base[ParentWatch.key] = String(getpid())
-        if base[RuntimeKey.eventLoops, default: ""].isEmpty { base[RuntimeKey.eventLoops] = String(Self.eventLoopsPerProcess) }
-        // Short links point at this gateway unless the caller says where the platform is reached from outside.
-        if base["CUSTODIAN_PUBLIC_BASE_URL", default: ""].isEmpty {
-            base["CUSTODIAN_PUBLIC_BASE_URL"] = "\(scheme)://127.0.0.1:\(port)"
-        }
-        let baseEnvironment = base
-        let replicaProgram: @Sendable (String, String) -> Supervisor.Program = { service, instance in
-            var environment = baseEnvironment
-            environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
-            environment[RuntimeKey.instance] = instance
-            // Each secret only where it is read.
-            if Platform.sealingKeyReaders.contains(service) { environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey }
-            if Platform.lemonKeyReaders.contains(service) { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
-            return Supervisor.Program(name: instance, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(instance).log")
-        }
-        var programs: [Supervisor.Program] = Deployment.services.flatMap { service in
-            replicaCounts.instances(of: service).map { replicaProgram(service, $0) }
-        }
-        programs.append(.init(
-            name: "gateway", executable: "\(binaries)/gateway",
-            environment: base.merging(gatewayEnvironment) { _, new in new }, logFile: "\(logs)/gateway.log"))
+        let platform = PlatformPrograms(
+            environment: ProcessInfo.processInfo.environment, runtimeDirectory: runtime, parent: getpid(), eventLoops: Self.eventLoopsPerProcess,
+            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs, databaseURLs: serviceURLs,
+            sealingKeyFile: sealingKey, lemonKeysFile: lemonKeys, gatewayEnvironment: gatewayEnvironment)
+        let programs = platform.all(replicaCounts)
 
         let supervisor = Supervisor(programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
         let url = "\(scheme)://127.0.0.1:\(port)"
@@ -135,7 +115,7 @@ struct Up: AsyncParsableCommand {
             demoMarker: noDemo || FileManager.default.fileExists(atPath: demoMarker) ? nil : demoMarker)
         let runtimeDirectory = RuntimeDirectory(path: runtime)
         let restarts = RestartRequests(
-            dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: replicaProgram,
+            dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: platform.replica(of:named:),
             socket: { service, instance in SocketFile.identity(runtimeDirectory.socketPath(service: service, instance: instance)) })
         let group = ServiceGroup(configuration: .init(
             services: [
