@@ -440,6 +440,17 @@ let package = Package(
             dependencies: ["CustodianLemon", "LemonClient", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/LemonTests"
         ),
+        // The command line's options, refusals and files, without a platform running (IntegrationTests run the binary).
+        .testTarget(
+            name: "CustodianCommandsTests",
+            dependencies: [
+                "CustodianCommands", "CustodianRuntime", "CustodianLoad", "CustodianLemon", "LemonClient", "GeotagTool",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/CustodianCommandsTests"
+        ),
         .testTarget(
             name: "DeployTests",
             dependencies: ["CustodianRuntime", .product(name: "Yams", package: "Yams")],
