@@ -309,8 +309,10 @@ let package = Package(
         .executableTarget(name: "statistics", dependencies: ["StatisticsService"], path: "Services/statistics/Main", swiftSettings: settings),
 
         // MARK: Command line
-        .executableTarget(
-            name: "custodian",
+        // Every command of `custodian` (up, restart, setup, admin, stats, the clients, loadgen, bench) in a library by job,
+        // so that they can be unit-tested (CustodianCommandsTests); the executable only calls its root command.
+        .target(
+            name: "CustodianCommands",
             dependencies: [
                 "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
@@ -327,9 +329,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            path: "Services/custodian",
+            path: "Services/custodian/CustodianCommands",
             swiftSettings: settings
         ),
+        .executableTarget(name: "custodian", dependencies: ["CustodianCommands"], path: "Services/custodian/Main", swiftSettings: settings),
 
         // MARK: Tests
         // Runs services' definitions in the test process against a private PostgreSQL, without the gateway.
@@ -436,6 +439,17 @@ let package = Package(
             name: "LemonTests",
             dependencies: ["CustodianLemon", "LemonClient", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/LemonTests"
+        ),
+        // The command line's options, refusals and files, without a platform running (IntegrationTests run the binary).
+        .testTarget(
+            name: "CustodianCommandsTests",
+            dependencies: [
+                "CustodianCommands", "CustodianRuntime", "CustodianLoad", "CustodianLemon", "LemonClient", "GeotagTool",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/CustodianCommandsTests"
         ),
         .testTarget(
             name: "DeployTests",

@@ -62,9 +62,84 @@ struct PackageLayoutTests {
     @Test func theCommandLineLinksAServiceOnlyToRunItsCode() throws {
         let targets = try Self.targets()
         let folders = try Self.folders()
-        let cli = try #require(targets.first { $0.name == "custodian" })
-        for dependency in cli.dependencies where folders[dependency]?.hasPrefix("Services/") == true {
-            #expect(Self.servicesTheCommandLineRuns[dependency] != nil, "custodian links \(dependency) without a reason listed here")
+        // The commands are in CustodianCommands; the `custodian` executable links nothing else (see below).
+        let commands = try #require(targets.first { $0.name == "CustodianCommands" })
+        let services = commands.dependencies.filter { folders[$0]?.hasPrefix("Services/") == true }
+        for dependency in services {
+            #expect(Self.servicesTheCommandLineRuns[dependency] != nil, "CustodianCommands links \(dependency) without a reason listed here")
+        }
+        for listed in Self.servicesTheCommandLineRuns.keys {
+            #expect(services.contains(listed), "CustodianCommands no longer links \(listed): take it off the list")
+        }
+    }
+
+    /// A target as the manifest declares it.
+    struct Declaration {
+        /// `target`, `systemLibrary`, `executableTarget` or `testTarget`.
+        var kind: String
+        var name: String
+        var path: String
+    }
+
+    /// Every target of the manifest, in order: the text from one `.target(` (or `.systemLibrary(`, …) to the next
+    /// holds the target's own `name:` first and its `path:`.
+    static func declarations() throws -> [Declaration] {
+        let manifest = try repositoryFile("Package.swift")
+        let starts = manifest.matches(of: #/\.(target|systemLibrary|executableTarget|testTarget)\(/#)
+        return try starts.indices.map { index in
+            let end = index + 1 < starts.count ? starts[index + 1].range.lowerBound : manifest.endIndex
+            let text = manifest[starts[index].range.upperBound..<end]
+            guard let name = text.firstMatch(of: #/name: "([^"]+)"/#), let path = text.firstMatch(of: #/path: "([^"]+)"/#) else {
+                throw DeployFileError("a target without a name or a path in Package.swift: \(text.prefix(80))")
+            }
+            return Declaration(kind: String(starts[index].output.1), name: String(name.output.1), path: String(path.output.1))
+        }
+    }
+
+    /// An executable's folder is `Services/<executable>/Main`, beside the library that holds its code, and holds only its
+    /// `main.swift`: code in an executable target cannot be unit-tested.
+    @Test func executablesAreAMainFileInServicesExecutableMain() throws {
+        let executables = try Self.declarations().filter { $0.kind == "executableTarget" }
+        #expect(executables.count >= 8, "found \(executables.map(\.name))")
+        for executable in executables {
+            #expect(executable.path == "Services/\(executable.name)/Main", "\(executable.name) is in \(executable.path)")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: repositoryRoot.appendingPathComponent(executable.path).path)
+            #expect(files == ["main.swift"], "the \(executable.name) executable target holds \(files); its code belongs in the library beside it")
+        }
+        #expect(executables.contains { $0.name == "custodian" })
+        // The command line links only its library.
+        let linked = try #require(try Self.targets().first { $0.name == "custodian" }).dependencies
+        #expect(linked == ["CustodianCommands"], "the custodian executable links \(linked)")
+    }
+
+    /// Folders whose names are not yet their targets' names, each with its folder; renamed in the module split.
+    static let foldersNotYetNamedAfterTheirTarget: [String: String] = [
+        "CustodianRPC": "Shared/RPC",
+        "CustodianContracts": "Shared/Contracts",
+        "CustodianSecurity": "Shared/Security",
+        "CustodianSodium": "Shared/Sodium",
+        "CustodianVault": "Shared/Vault",
+        "CustodianLoad": "Shared/LoadGenerator",
+        "CustodianJWT": "Shared/JWT",
+        "CustodianGeotag": "Shared/Geotag",
+        "CustodianLemon": "Shared/Lemon",
+        "CustodianProcess": "Shared/Process",
+        "CustodianRuntime": "Shared/Runtime",
+        "CustodianLocalPostgres": "Shared/LocalPostgres",
+        "CustodianQR": "Shared/QR",
+        "ServiceTestSupport": "Tests/Support",
+    ]
+
+    /// A module's folder is named after its target, so that an `import` leads to its folder and a folder to its import.
+    @Test func libraryFoldersAreNamedAfterTheirTargets() throws {
+        let libraries = try Self.declarations().filter { $0.kind == "target" || $0.kind == "systemLibrary" }
+        #expect(libraries.count >= 25, "found \(libraries.map(\.name))")
+        for library in libraries where Self.foldersNotYetNamedAfterTheirTarget[library.name] == nil {
+            #expect(library.path.split(separator: "/").last.map(String.init) == library.name, "\(library.name) is in \(library.path)")
+        }
+        // A folder renamed (or a target gone) leaves the list, so that it only shrinks.
+        for (name, folder) in Self.foldersNotYetNamedAfterTheirTarget {
+            #expect(libraries.contains { $0.name == name && $0.path == folder }, "\(name) is no longer in \(folder): take it off the list")
         }
     }
 }

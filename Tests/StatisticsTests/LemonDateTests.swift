@@ -101,7 +101,7 @@ struct CovidCSVTests {
     @Test func theEmbeddedDemoSampleIsTheShippedFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = try String(contentsOf: root.appendingPathComponent("Deploy/demo/covid-sample.csv"), encoding: .utf8)
-        let swift = try String(contentsOf: root.appendingPathComponent("Services/custodian/CovidSample.swift"), encoding: .utf8)
+        let swift = try String(contentsOf: root.appendingPathComponent("Services/custodian/CustodianCommands/Up/CovidSample.swift"), encoding: .utf8)
         #expect(swift.contains("\"\"\"\n" + file + "\"\"\""))
         let rows = try CovidCSV.parse(file, countries: nil, now: Self.now).get()
         #expect(Set(rows.map(\.country)).count >= 4)

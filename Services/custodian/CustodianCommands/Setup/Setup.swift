@@ -33,23 +33,30 @@ struct Setup: AsyncParsableCommand {
         for (service, url) in urls {
             try Files.write(url.urlString, to: "\(secrets)/db-\(service).url")
         }
-        Console.say("database   \(urls.count) service roles ready in \(adminURL)")
-        Console.say("sealing    key in \(try Deployment.sealingKey(secretsDirectory: secrets))")
-        Console.say("lemon      handshake keys in \(try Deployment.lemonKeys(secretsDirectory: secrets))")
-        try Files.makeDirectory(secrets + "/tls", mode: 0o755)
-        try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
-        Console.say("tls        \(secrets)/tls/cert.pem")
-        try Self.distribute(secrets, databaseURLs: urls)
-        try Deployment.rpcCertificates(secretsDirectory: secrets, domains: rpcDomains)
-        Console.say("rpc tls    the cluster's CA in \(secrets)/rpc-ca/; each process's certificate, key and the CA in \(secrets)/<process>/rpc/")
-        Console.say("secrets    one folder per process in \(secrets)/<process>/, each with only what that process reads")
+        TerminalOutput.say("database   \(urls.count) service roles ready in \(adminURL)")
+        try Self.writeSecrets(secrets, databaseURLs: urls, rpcDomains: rpcDomains)
         let tokenPath = secrets + "/admin-token"
         if !FileManager.default.fileExists(atPath: tokenPath),
             let token = try await Deployment.bootstrapAdminToken(adminURL, force: false, label: "setup", logger: logger)
         {
             try Files.write(token, to: tokenPath)
-            Console.say("admin      token created in \(tokenPath)")
+            TerminalOutput.say("admin      token created in \(tokenPath)")
         }
+    }
+
+    /// What `setup` keeps besides the database, made once and kept on later runs: the sealing key, the tracing app's
+    /// keys, the gateway's TLS certificate, the RPC certificates, and a folder per process with only what it reads.
+    static func writeSecrets(_ secrets: String, databaseURLs: [String: DatabaseURL], rpcDomains: [String]) throws {
+        TerminalOutput.say("sealing    key in \(try Deployment.sealingKey(secretsDirectory: secrets))")
+        TerminalOutput.say("lemon      handshake keys in \(try Deployment.lemonKeys(secretsDirectory: secrets))")
+        try Files.makeDirectory(secrets + "/tls", mode: 0o755)
+        try SelfSignedCertificate.createIfMissing(certificatePath: secrets + "/tls/cert.pem", keyPath: secrets + "/tls/key.pem")
+        TerminalOutput.say("tls        \(secrets)/tls/cert.pem")
+        try distribute(secrets, databaseURLs: databaseURLs)
+        try Deployment.rpcCertificates(secretsDirectory: secrets, domains: rpcDomains)
+        TerminalOutput.say(
+            "rpc tls    the cluster's CA in \(secrets)/rpc-ca/; each process's certificate, key and the CA in \(secrets)/<process>/rpc/")
+        TerminalOutput.say("secrets    one folder per process in \(secrets)/<process>/, each with only what that process reads")
     }
 
     /// Copies into `<secrets>/<process>/` what that process reads, and nothing else: a container that mounts its own

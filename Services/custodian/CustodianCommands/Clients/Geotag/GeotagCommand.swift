@@ -69,7 +69,7 @@ struct GeotagCommand: AsyncParsableCommand {
         if let warning = CameraBodies.warning(scans, qrPhoto: reference.photo) {
             // After the lines above even when both streams go to one file.
             fflush(nil)
-            Console.warn(warning)
+            TerminalOutput.warn(warning)
         }
 
         let route = try await fetchRoute(client, reference: reference)

@@ -42,21 +42,6 @@ extension Lemon {
             }
         }
 
-        static func checkPath(_ path: String) throws {
-            guard path.hasPrefix("/api/v1/") else {
-                throw ValidationError("PATH is a route of the tracing API, under /api/v1/ (for example /api/v1/symptoms), not '\(path)'")
-            }
-            guard path.unicodeScalars.allSatisfy({ (0x21..<0x7F).contains($0.value) }), !path.contains("#") else {
-                throw ValidationError("PATH holds spaces or other characters that must be percent-encoded: '\(path)'")
-            }
-            // Dot segments would climb out of /api/v1/ once the server resolves them: other routes than asked for.
-            let route = path.prefix { $0 != "?" }
-            let segments = route.split(separator: "/", omittingEmptySubsequences: false).map { $0.removingPercentEncoding ?? String($0) }
-            guard !segments.contains("."), !segments.contains("..") else {
-                throw ValidationError("PATH must not hold '.' or '..' segments: '\(path)'")
-            }
-        }
-
         func run() async throws {
             let httpMethod = Self.methods[method.uppercased()]!
             let plaintext = try body.map(Self.readBody)
@@ -82,17 +67,17 @@ extension Lemon {
 
             let reason = HTTPResponseStatus(statusCode: exchange.status).reasonPhrase
             guard let reply = exchange.reply else {
-                Console.warn("\(exchange.status) \(reason)")
+                TerminalOutput.warn("\(exchange.status) \(reason)")
                 throw CLIError("the answer could not be opened (\(exchange.problem ?? "")): \(String(decoding: exchange.raw.prefix(500), as: UTF8.self))")
             }
             // Which of the two it was tells an app developer which of their code paths the answer takes.
-            Console.warn("\(exchange.status) \(reason) (\(reply.wasEncrypted ? "sealed" : "in the clear"))")
-            Console.say(IndentedJSON.format(reply.json))
+            TerminalOutput.warn("\(exchange.status) \(reason) (\(reply.wasEncrypted ? "sealed" : "in the clear"))")
+            TerminalOutput.say(IndentedJSON.format(reply.json))
             let succeeded = (200..<300).contains(exchange.status)
             if succeeded && httpMethod == .DELETE && path.prefix(while: { $0 != "?" }) == "/api/v1/devices" {
                 // The instance is gone on the server; its identity could only fail to authenticate from now on.
                 try? FileManager.default.removeItem(atPath: identity)
-                Console.warn("the app instance is deleted, and its identity file \(identity) with it; the next call registers a new one")
+                TerminalOutput.warn("the app instance is deleted, and its identity file \(identity) with it; the next call registers a new one")
             }
             if !succeeded { throw ExitCode(1) }
         }
@@ -148,50 +133,8 @@ extension Lemon {
                 throw CLIError("the server refused to register a new app instance: \(status) \(message)")
             }
             try LemonIdentity(app: app, server: server).save(to: identity)
-            Console.warn("registered a new app instance; its identity is in \(identity)")
+            TerminalOutput.warn("registered a new app instance; its identity is in \(identity)")
             return session
-        }
-
-        /// BODY as given, from a file (`@FILE`) or from standard input (`-`); JSON, checked here so that a typo is
-        /// not sealed and sent.
-        static func readBody(_ argument: String) throws -> Data {
-            let data: Data
-            if argument == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else if argument.hasPrefix("@") {
-                let file = String(argument.dropFirst())
-                guard let contents = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read the body file \(file)") }
-                data = contents
-            } else {
-                data = Data(argument.utf8)
-            }
-            guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
-                throw ValidationError("BODY is not JSON: \(String(decoding: data.prefix(200), as: UTF8.self))")
-            }
-            return data
-        }
-
-        /// The keys to pin, current first, from any of the files that hold them.
-        static func readKeys(_ path: String) throws -> [ServerPublicKey] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read the key file \(path)") }
-            if let list = try? JSONDecoder().decode([ServerPublicKey].self, from: data) {
-                return list
-            }
-            struct Published: Decodable {
-                struct Keys: Decodable {
-                    var CurrentKeyId: String
-                    var Keys: [ServerPublicKey]
-                }
-                var data: Keys
-            }
-            if let published = try? JSONDecoder().decode(Published.self, from: data) {
-                let keys = published.data.Keys
-                return keys.filter { $0.keyId == published.data.CurrentKeyId } + keys.filter { $0.keyId != published.data.CurrentKeyId }
-            }
-            if let file = try? ServerKeyFile(json: String(decoding: data, as: UTF8.self)), let keys = try? file.serverKeys() {
-                return keys.map(\.publicKey)
-            }
-            throw CLIError("\(path) holds no server keys: give the JSON `custodian lemon keys show` prints, a GET /api/v1/keys answer, or a server key file")
         }
     }
 }

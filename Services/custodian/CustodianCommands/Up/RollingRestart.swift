@@ -67,10 +67,11 @@ struct RestartRequests: Service {
                 let service = String(request.dropLast(".request".count))
                 guard Platform.services.contains(service) else { continue }
                 let instances = replicas.instances(of: service)
-                Console.say("\(Console.column("restart"))\(service): replacing \(instances.count) replica\(instances.count == 1 ? "" : "s") one at a time")
+                let plural = instances.count == 1 ? "" : "s"
+                TerminalOutput.say("\(TerminalOutput.column("restart"))\(service): replacing \(instances.count) replica\(plural) one at a time")
                 let surge = instances.count == 1 ? program(service, "\(service)-surge") : nil
                 let replaced = await supervisor.rollingRestart(instances, surge: surge) { instance in socket(service, instance) }
-                Console.say("\(Console.column("restart"))\(service): \(replaced ? "done" : "failed")")
+                TerminalOutput.say("\(TerminalOutput.column("restart"))\(service): \(replaced ? "done" : "failed")")
                 try? Files.write(replaced ? "ok" : "a replica did not come back within a minute", to: "\(control)/\(service).done", mode: 0o644)
             }
         }

@@ -27,7 +27,8 @@ struct Loadgen: AsyncParsableCommand {
     @Flag(help: "Skip reading the acknowledged writes back.") var noVerify = false
     @OptionGroup var connection: ServerConnection
 
-    func run() async throws {
+    /// The load the options describe, or the first option that is wrong.
+    func plan() throws -> LoadPlan {
         let kinds: [(ScenarioKind, Int)]
         if scenario == "mixed" {
             kinds = ScenarioKind.mixedWeights
@@ -49,6 +50,11 @@ struct Loadgen: AsyncParsableCommand {
             guard concurrency > 0, concurrency <= 10_000 else { throw ValidationError("--concurrency must be from 1 to 10000") }
             model = .closed(concurrency: concurrency)
         }
+        return LoadPlan(model: model, duration: length, scenarios: kinds, clients: clients, verify: !noVerify)
+    }
+
+    func run() async throws {
+        let plan = try self.plan()
         let client = try connection.loadClient(connections: rate.map { Int(min(1024, max(64, $0 / 4))) } ?? concurrency)
         let interactive = isatty(STDOUT_FILENO) == 1
         // Into a file or a pipe (CI logs, `nohup`): whole lines, flushed as they come, and progress every ten seconds.
@@ -65,7 +71,6 @@ struct Loadgen: AsyncParsableCommand {
             })
         let outcome: Result<LoadReport, any Error>
         do {
-            let plan = LoadPlan(model: model, duration: length, scenarios: kinds, clients: clients, verify: !noVerify)
             outcome = .success(try await LoadRunner.run(plan, client: client, output: output,
                                                         processes: ProcessMemory.platformProcesses(dataDirectory: connection.dataDir)))
         } catch {
@@ -78,31 +83,5 @@ struct Loadgen: AsyncParsableCommand {
         if result.total.errors > 0 || result.lost > 0 || result.duplicated > 0 {
             throw ExitCode(1)
         }
-    }
-}
-
-/// Where the platform is and how to trust and authenticate to it: the defaults fit a `custodian up` run from the
-/// directory that holds its data directory.
-struct ServerConnection: ParsableArguments {
-    @Option(help: "The gateway's URL.") var server = "https://127.0.0.1:8443"
-    @Option(help: "The data directory of `custodian up`: its certificate, admin token and process ids.") var dataDir = ".custodian"
-    @Option(help: "A PEM file of the certificate to trust (default: <data-dir>/tls/cert.pem).") var caFile: String?
-    @Flag(help: "Do not verify the server's TLS certificate.") var insecure = false
-    @Option(parsing: .unconditional, help: "An admin token (default: CUSTODIAN_ADMIN_TOKEN, else <data-dir>/admin-token).") var token: String?
-
-    func adminToken() throws -> String {
-        if let token { return token }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["CUSTODIAN_ADMIN_TOKEN"], !fromEnvironment.isEmpty { return fromEnvironment }
-        guard let stored = Files.read(dataDir + "/admin-token"), !stored.isEmpty else {
-            throw CLIError("no admin token: pass --token, set CUSTODIAN_ADMIN_TOKEN, or run where \(dataDir)/admin-token exists")
-        }
-        return stored
-    }
-
-    func loadClient(connections: Int) throws -> LoadClient {
-        let defaultCertificate = dataDir + "/tls/cert.pem"
-        let ca = caFile ?? (FileManager.default.fileExists(atPath: defaultCertificate) ? defaultCertificate : nil)
-        return try LoadClient.make(baseURL: server, adminToken: try adminToken(), caFile: server.hasPrefix("https") ? ca : nil,
-                                   insecure: insecure, connections: connections)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Lines for the person (or test) watching `custodian up`, written at once even when stdout is a pipe.
-enum Console {
+/// Lines for the person (or test) watching `custodian up` in a terminal, written at once even when stdout is a pipe.
+/// (The gateway's "console" is the researchers' web UI; this is only the command line's printer.)
+enum TerminalOutput {
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }

@@ -1,12 +1,10 @@
 import ArgumentParser
-import AsyncHTTPClient
 import CustodianLocalPostgres
 import CustodianRPC
 import CustodianRuntime
 import Foundation
 import Logging
 import NIOCore
-import NIOSSL
 import ServiceLifecycle
 
 /// `custodian up`: the whole platform on this machine, PostgreSQL included.
@@ -48,7 +46,7 @@ struct Up: AsyncParsableCommand {
         let adminURL: DatabaseURL
         if let given = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] {
             adminURL = try DatabaseURL(given)
-            Console.say("postgres   using \(adminURL)")
+            TerminalOutput.say("postgres   using \(adminURL)")
         } else {
             let privateCluster = try PostgresCluster(dataDirectory: dataDirectory, port: try FreePort.find())
             let fresh = !privateCluster.isInitialised
@@ -57,12 +55,13 @@ struct Up: AsyncParsableCommand {
             try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10))
             cluster = privateCluster
             adminURL = privateCluster.adminURL
-            Console.say("postgres   \(fresh ? "initialised and started" : "started") on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
+            let started = fresh ? "initialised and started" : "started"
+            TerminalOutput.say("postgres   \(started) on 127.0.0.1:\(privateCluster.port) (data \(privateCluster.directory))")
         }
         defer {
             if let cluster {
                 cluster.stop()
-                Console.say("postgres   stopped")
+                TerminalOutput.say("postgres   stopped")
             }
         }
 
@@ -74,9 +73,9 @@ struct Up: AsyncParsableCommand {
             let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", logger: logger)
         {
             try Files.write(token, to: adminTokenPath)
-            Console.say("admin      token created: \(token) (kept in \(adminTokenPath))")
+            TerminalOutput.say("admin      token created: \(token) (kept in \(adminTokenPath))")
         } else {
-            Console.say("admin      token in \(adminTokenPath)")
+            TerminalOutput.say("admin      token in \(adminTokenPath)")
         }
 
         var gatewayEnvironment: [String: String] = [
@@ -102,31 +101,11 @@ struct Up: AsyncParsableCommand {
         let sealingKey = try Deployment.sealingKey(secretsDirectory: secrets)
         let lemonKeys = try Deployment.lemonKeys(secretsDirectory: secrets)
         let binaries = try executableDirectory()
-        var base = ProcessInfo.processInfo.environment
-        base[RuntimeKey.databaseURL] = nil
-        base[RuntimeKey.runtimeDirectory] = runtime
-        base[ParentWatch.key] = String(getpid())
-        if base[RuntimeKey.eventLoops, default: ""].isEmpty { base[RuntimeKey.eventLoops] = String(Self.eventLoopsPerProcess) }
-        // Short links point at this gateway unless the caller says where the platform is reached from outside.
-        if base["CUSTODIAN_PUBLIC_BASE_URL", default: ""].isEmpty {
-            base["CUSTODIAN_PUBLIC_BASE_URL"] = "\(scheme)://127.0.0.1:\(port)"
-        }
-        let baseEnvironment = base
-        let replicaProgram: @Sendable (String, String) -> Supervisor.Program = { service, instance in
-            var environment = baseEnvironment
-            environment[RuntimeKey.databaseURL] = serviceURLs[service]?.urlString
-            environment[RuntimeKey.instance] = instance
-            // Each secret only where it is read.
-            if Platform.sealingKeyReaders.contains(service) { environment[RuntimeKey.sealingKey + "_FILE"] = sealingKey }
-            if Platform.lemonKeyReaders.contains(service) { environment[RuntimeKey.lemonKeys + "_FILE"] = lemonKeys }
-            return Supervisor.Program(name: instance, executable: "\(binaries)/\(service)", environment: environment, logFile: "\(logs)/\(instance).log")
-        }
-        var programs: [Supervisor.Program] = Deployment.services.flatMap { service in
-            replicaCounts.instances(of: service).map { replicaProgram(service, $0) }
-        }
-        programs.append(.init(
-            name: "gateway", executable: "\(binaries)/gateway",
-            environment: base.merging(gatewayEnvironment) { _, new in new }, logFile: "\(logs)/gateway.log"))
+        let platform = PlatformPrograms(
+            environment: ProcessInfo.processInfo.environment, runtimeDirectory: runtime, parent: getpid(), eventLoops: Self.eventLoopsPerProcess,
+            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs, databaseURLs: serviceURLs,
+            sealingKeyFile: sealingKey, lemonKeysFile: lemonKeys, gatewayEnvironment: gatewayEnvironment)
+        let programs = platform.all(replicaCounts)
 
         let supervisor = Supervisor(programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
         let url = "\(scheme)://127.0.0.1:\(port)"
@@ -136,7 +115,7 @@ struct Up: AsyncParsableCommand {
             demoMarker: noDemo || FileManager.default.fileExists(atPath: demoMarker) ? nil : demoMarker)
         let runtimeDirectory = RuntimeDirectory(path: runtime)
         let restarts = RestartRequests(
-            dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: replicaProgram,
+            dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: platform.replica(of:named:),
             socket: { service, instance in SocketFile.identity(runtimeDirectory.socketPath(service: service, instance: instance)) })
         let group = ServiceGroup(configuration: .init(
             services: [
@@ -172,48 +151,5 @@ struct Up: AsyncParsableCommand {
             throw CLIError("the service executables are not next to custodian in \(directory); run `swift build` first")
         }
         return directory
-    }
-}
-
-/// Prints `custodian ready: <url>` once the gateway's `/readyz` says every service is ready, after loading
-/// the demo data when this is a new data directory.
-struct ReadinessAnnouncer: Service {
-    let url: String
-    let adminToken: String
-    /// Where to note that the demo data is loaded; nil when it is not to be loaded.
-    let demoMarker: String?
-
-    func run() async throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .none  // our own self-signed certificate, on loopback
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
-        await waitUntilReady(client)
-        try? await client.shutdown()
-    }
-
-    private func waitUntilReady(_ client: HTTPClient) async {
-        let started = ContinuousClock.now
-        while !Task.isCancelled {
-            if let response = try? await client.execute(HTTPClientRequest(url: url + "/readyz"), timeout: .seconds(2)),
-                response.status == .ok
-            {
-                if let demoMarker {
-                    do {
-                        let summary = try await DemoData(client: client, baseURL: url, adminToken: adminToken).load()
-                        try Files.write(summary, to: demoMarker, mode: 0o644)
-                        Console.say("demo       \(summary)")
-                    } catch {
-                        Console.warn("custodian: the demo data could not be loaded: \(error)")
-                    }
-                }
-                Console.say("custodian ready: \(url)")
-                return
-            }
-            if ContinuousClock.now - started > .seconds(120) {
-                Console.warn("custodian: the platform is not ready after 2 minutes; see the logs")
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(250))
-        }
     }
 }

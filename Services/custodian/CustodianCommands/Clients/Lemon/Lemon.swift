@@ -62,7 +62,7 @@ struct Lemon: AsyncParsableCommand {
             let newID = id ?? LemonKeyID.new(avoiding: Set(keyFile.keys.map(\.id)))
             try keyFile.rotate(newID: newID)
             try Files.write(try keyFile.json(), to: file)
-            Console.say("lemon      key \(newID) is current in \(file) (\(keyFile.keys.count) generations)")
+            TerminalOutput.say("lemon      key \(newID) is current in \(file) (\(keyFile.keys.count) generations)")
         }
     }
 }

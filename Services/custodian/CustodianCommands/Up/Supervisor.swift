@@ -56,14 +56,14 @@ final class Supervisor: Service, Sendable {
             return state.running
         }
         for (name, pid) in running {
-            Console.say("\(Console.column(name))stopping (pid \(pid))")
+            TerminalOutput.say("\(TerminalOutput.column(name))stopping (pid \(pid))")
             kill(pid, SIGTERM)
         }
         // A program that ignores SIGTERM must not keep `custodian up` (and its PostgreSQL) from stopping.
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             let remaining = self.state.withLock { $0.running }
             for (name, pid) in remaining where running[name] == pid {
-                Console.warn("\(name): did not stop within 30 s of SIGTERM; killing pid \(pid)")
+                TerminalOutput.warn("\(name): did not stop within 30 s of SIGTERM; killing pid \(pid)")
                 kill(pid, SIGKILL)
             }
         }
@@ -90,14 +90,14 @@ final class Supervisor: Service, Sendable {
             for name in names where replaced {
                 guard let old = pid(of: name) else { continue }
                 let oldSocket = socket(name)
-                Console.say("\(Console.column(name))replacing (pid \(old))")
+                TerminalOutput.say("\(TerminalOutput.column(name))replacing (pid \(old))")
                 kill(old, SIGTERM)
                 replaced = await waitUntil { (self.pid(of: name) ?? old) != old && socket(name).map { $0 != oldSocket } == true }
                 // Callers list the runtime directory every half second: let them find the new replica first.
                 try? await Task.sleep(for: .seconds(1))
             }
             if let surge, let pid = pid(of: surge.name) {
-                Console.say("\(Console.column(surge.name))stopping (pid \(pid)): the replica it stood in for is back")
+                TerminalOutput.say("\(TerminalOutput.column(surge.name))stopping (pid \(pid)): the replica it stood in for is back")
                 kill(pid, SIGTERM)
                 try? FileManager.default.removeItem(atPath: "\(pidDirectory)/\(surge.name).pid")
             }
@@ -125,26 +125,27 @@ final class Supervisor: Service, Sendable {
             do {
                 status = try await runOnce(program, restarts: restarts)
             } catch {
-                Console.warn("\(program.name): cannot start \(program.executable): \(error)")
+                TerminalOutput.warn("\(program.name): cannot start \(program.executable): \(error)")
                 return
             }
             if isStopping { break }
             restarts += 1
             let reason = Self.lastError(inLog: program.logFile)
-            Console.say("\(Console.column(program.name))exited with status \(status)\(reason.map { ": \($0)" } ?? ""); restarting in \(restartDelay)")
+            TerminalOutput.say(
+                "\(TerminalOutput.column(program.name))exited with status \(status)\(reason.map { ": \($0)" } ?? ""); restarting in \(restartDelay)")
             quickFailures = status != 0 && ContinuousClock.now - started < .seconds(Self.quickExitSeconds) ? quickFailures + 1 : 0
             if quickFailures >= Self.attemptsBeforeGivingUp {
                 let failure = CLIError(
                     "\(program.name) exited \(quickFailures) times in a row within \(Self.quickExitSeconds) s of starting\(reason.map { ", last: \($0)" } ?? ""); "
                         + "stopping everything (its log: \(program.logFile))")
-                Console.warn("custodian: \(failure.description)")
+                TerminalOutput.warn("custodian: \(failure.description)")
                 state.withLock { $0.failure = failure }
                 stopAll()
                 break
             }
             try? await Task.sleep(for: restartDelay)
         }
-        Console.say("\(Console.column(program.name))stopped")
+        TerminalOutput.say("\(TerminalOutput.column(program.name))stopped")
     }
 
     /// Why a program stopped, from the end of its log: the last line logged at level error or critical, or the last
@@ -205,7 +206,7 @@ final class Supervisor: Service, Sendable {
             let pid = process.processIdentifier
             try? Files.write(String(pid), to: "\(pidDirectory)/\(program.name).pid", mode: 0o644)
             let verb = restarts == 0 ? "started" : "restarted"
-            Console.say("\(Console.column(program.name))\(verb) (pid \(pid), log \(program.logFile))")
+            TerminalOutput.say("\(TerminalOutput.column(program.name))\(verb) (pid \(pid), log \(program.logFile))")
         }
     }
 }
