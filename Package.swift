@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "statistics", targets: ["statistics"]),
         .executable(name: "links", targets: ["links"]),
         .executable(name: "custodian", targets: ["custodian"]),
+        // All of the above in one executable that runs the one it is called as (the container image's).
+        .executable(name: "multicall", targets: ["multicall"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -221,6 +223,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The researcher console's pages.
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/gateway/GatewayKit",
             swiftSettings: settings
@@ -333,6 +336,16 @@ let package = Package(
             swiftSettings: settings
         ),
         .executableTarget(name: "custodian", dependencies: ["CustodianCommands"], path: "Services/custodian/Main", swiftSettings: settings),
+        // The container image's one executable: each of the above by the name it is called as (Deploy/Dockerfile).
+        .executableTarget(
+            name: "multicall",
+            dependencies: [
+                "CustodianCommands", "CustodianRuntime", "GatewayKit",
+                "AuthService", "VaultService", "RoutesService", "DevicesService", "StatisticsService", "LinksService",
+            ],
+            path: "Services/multicall/Main",
+            swiftSettings: settings
+        ),
 
         // MARK: Tests
         // Runs services' definitions in the test process against a private PostgreSQL, without the gateway.

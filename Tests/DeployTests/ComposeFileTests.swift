@@ -9,6 +9,8 @@ import Yams
 struct ComposeFileTests {
     /// The command-line tool: it provisions the deployment (`custodian setup`) but is not a long-running service.
     static let commandLineProduct = "custodian"
+    /// The image's one executable, which every other is a link to: no compose service runs it by this name.
+    static let multiCallProduct = "multicall"
 
     let compose: ComposeFile
     let products: [String]
@@ -39,7 +41,7 @@ struct ComposeFileTests {
                     "service '\(service.name)' runs '\(executable)', which is not an executable product in Package.swift")
         }
         let running = Set(compose.projectServices.compactMap(\.command.first))
-        for product in products where product != Self.commandLineProduct {
+        for product in products where product != Self.commandLineProduct && product != Self.multiCallProduct {
             #expect(running.contains(product), "executable product '\(product)' is not run by any compose service")
         }
     }
@@ -202,6 +204,15 @@ struct ComposeFileTests {
         let runtimeStage = dockerfile.finalStage
         #expect(runtimeStage.contains { $0.keyword == "COPY" && $0.arguments.contains("/staging") && $0.arguments.contains("/usr/local/bin") },
                 "the runtime stage of Deploy/Dockerfile does not copy /staging into /usr/local/bin")
+    }
+
+    /// The image holds the multi-call executable under every product's name: its `main` must run each of them.
+    @Test func theMultiCallExecutableRunsEveryProductByName() throws {
+        let main = try repositoryFile("Services/multicall/Main/main.swift")
+        for product in products where product != Self.commandLineProduct && product != Self.multiCallProduct {
+            #expect(main.contains("case \"\(product)\":"), "Services/multicall/Main/main.swift does not run '\(product)' by its name")
+        }
+        #expect(main.contains("default: await Custodian.runAsRoot()"), "under any other name the multi-call executable is the command line")
     }
 
     @Test func runtimeImageInstallsSystemLibraries() {
