@@ -56,17 +56,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Shared/RPC",
+            path: "Shared/CustodianRPC",
             swiftSettings: settings
         ),
         // Each service's methods as typed descriptors, with the inputs and results that cross services.
-        .target(name: "CustodianContracts", dependencies: ["CustodianRPC"], path: "Shared/Contracts", swiftSettings: settings),
+        .target(name: "CustodianContracts", dependencies: ["CustodianRPC"], path: "Shared/CustodianContracts", swiftSettings: settings),
         .target(
             name: "CustodianSecurity",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Shared/Security",
+            path: "Shared/CustodianSecurity",
             swiftSettings: settings
         ),
         .systemLibrary(
@@ -78,14 +78,14 @@ let package = Package(
         .target(
             name: "CustodianSodium",
             dependencies: ["CSodium"],
-            path: "Shared/Sodium",
+            path: "Shared/CustodianSodium",
             swiftSettings: settings
         ),
         // The data vault's record format (seed 000): what an app seals and the vault's owner opens.
         .target(
             name: "CustodianVault",
             dependencies: ["CustodianSodium", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Shared/Vault",
+            path: "Shared/CustodianVault",
             swiftSettings: settings
         ),
         // `custodian loadgen`: the platform's real flows through its client libraries, HdrHistogram latencies,
@@ -99,13 +99,13 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Shared/LoadGenerator",
+            path: "Shared/CustodianLoad",
             swiftSettings: settings
         ),
         .target(
             name: "CustodianJWT",
             dependencies: ["CustodianContracts", .product(name: "JWTKit", package: "jwt-kit")],
-            path: "Shared/JWT",
+            path: "Shared/CustodianJWT",
             swiftSettings: settings
         ),
         // The geotag wire formats (docs/geotag.md): signed requests, the route nonce, QR text and lookup id,
@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "CustodianGeotag",
             dependencies: ["CustodianSecurity", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Shared/Geotag",
+            path: "Shared/CustodianGeotag",
             swiftSettings: settings
         ),
         // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML), signed requests
@@ -133,7 +133,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Shared/Lemon",
+            path: "Shared/CustodianLemon",
             swiftSettings: settings
         ),
         // The app's side over HTTP, for the command line, the tests and the load generator.
@@ -171,7 +171,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Shared/Process",
+            path: "Shared/CustodianProcess",
             swiftSettings: settings
         ),
         .target(
@@ -189,14 +189,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Shared/Runtime",
+            path: "Shared/CustodianRuntime",
             swiftSettings: settings
         ),
         // A private PostgreSQL cluster made with the installed binaries: `custodian up`'s, and the tests'.
         .target(
             name: "CustodianLocalPostgres",
             dependencies: ["CustodianRuntime", "CustodianSecurity"],
-            path: "Shared/LocalPostgres",
+            path: "Shared/CustodianLocalPostgres",
             swiftSettings: settings
         ),
 
@@ -259,7 +259,7 @@ let package = Package(
         ),
         // QR symbols (libqrencode) and their PNG and terminal drawings: the links service's images and the codes
         // `custodian route upload` shows.
-        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/QR", swiftSettings: settings),
+        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/CustodianQR", swiftSettings: settings),
         .target(
             name: "LinksService",
             dependencies: [
@@ -340,7 +340,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Tests/Support",
+            path: "Tests/ServiceTestSupport",
             swiftSettings: settings
         ),
         .testTarget(
@@ -354,7 +354,7 @@ let package = Package(
             dependencies: ["CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "Crypto", package: "swift-crypto")],
-            path: "Tests/RPCTests"
+            path: "Tests/CustodianRPCTests"
         ),
         .testTarget(
             name: "RuntimeTests",
