@@ -1,6 +1,6 @@
 /// One method of a service as both its callers and the service name it: its name on the wire, and the types of its
 /// input and result, so that the compiler checks that a caller and the service agree (a renamed method or a changed
-/// input breaks the build, not production). The descriptors live in `Shared/Contracts`, one file per service.
+/// input breaks the build, not production). The descriptors live in `Shared/CustodianContracts`, one file per service.
 public struct RPCMethod<Input: Codable & Sendable, Output: Codable & Sendable>: Sendable, CustomStringConvertible {
     /// `service.area.verb`: the first part names the service that answers it.
     public let name: String

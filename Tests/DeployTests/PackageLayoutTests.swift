@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// DESIGN.md: services depend only on Shared. A service that links another to share its input types drags in what
-/// that one links (libqrencode in `auth`, once), and couples their releases; the types belong in `Shared/Contracts`.
+/// that one links (libqrencode in `auth`, once), and couples their releases; the types belong in `Shared/CustodianContracts`.
 @Suite("Package layout")
 struct PackageLayoutTests {
     struct Target {
