@@ -40,9 +40,13 @@ let package = Package(
     ],
     targets: [
         // MARK: Shared libraries
+        // JSON text to and from `JSONValue` trees, and typed values to and from trees: the codec every frame goes through.
+        .target(name: "CustodianJSON", dependencies: [], path: "Shared/CustodianJSON", swiftSettings: settings),
+        // The RPC transport: frames, client, server, dispatcher, connections, pools, TLS, name resolution.
         .target(
             name: "CustodianRPC",
             dependencies: [
+                "CustodianJSON",
                 // Mutual TLS for RPC over TCP, and the names in peers' certificates.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -59,8 +63,22 @@ let package = Package(
             path: "Shared/CustodianRPC",
             swiftSettings: settings
         ),
+        // What the gateway and the services pass for an HTTP request: the request (`HTTPInput`), a raw reply, a streamed page.
+        .target(
+            name: "CustodianHTTP",
+            dependencies: ["CustodianJSON", "CustodianRPC", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Shared/CustodianHTTP",
+            swiftSettings: settings
+        ),
+        // HTML escaping and the web URLs clients give, for the pages and links the gateway and services make.
+        .target(name: "CustodianWeb", dependencies: [], path: "Shared/CustodianWeb", swiftSettings: settings),
         // Each service's methods as typed descriptors, with the inputs and results that cross services.
-        .target(name: "CustodianContracts", dependencies: ["CustodianRPC"], path: "Shared/CustodianContracts", swiftSettings: settings),
+        .target(
+            name: "CustodianContracts",
+            dependencies: ["CustodianJSON", "CustodianRPC", "CustodianHTTP"],
+            path: "Shared/CustodianContracts",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianSecurity",
             dependencies: [
@@ -204,7 +222,7 @@ let package = Package(
         .target(
             name: "GatewayKit",
             dependencies: [
-                "CustodianRPC",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC",
                 "CustodianContracts",
                 "CustodianProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -230,7 +248,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -242,7 +260,7 @@ let package = Package(
         .target(
             name: "DevicesService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/devices/DevicesService",
@@ -263,7 +281,7 @@ let package = Package(
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",
@@ -274,7 +292,7 @@ let package = Package(
         .target(
             name: "RoutesService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -287,7 +305,7 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",
@@ -299,7 +317,7 @@ let package = Package(
         .target(
             name: "StatisticsService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -312,7 +330,7 @@ let package = Package(
         .executableTarget(
             name: "custodian",
             dependencies: [
-                "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianJSON", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -345,13 +363,20 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/AuthTests"
         ),
+        .testTarget(name: "CustodianJSONTests", dependencies: ["CustodianJSON"], path: "Tests/CustodianJSONTests"),
+        .testTarget(
+            name: "CustodianHTTPTests",
+            dependencies: ["CustodianHTTP", "CustodianJSON", "CustodianRPC", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/CustodianHTTPTests"
+        ),
+        .testTarget(name: "CustodianWebTests", dependencies: ["CustodianWeb"], path: "Tests/CustodianWebTests"),
         .testTarget(
             name: "CustodianRPCTests",
-            dependencies: ["CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/CustodianRPCTests"
@@ -364,30 +389,30 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",
-            dependencies: ["DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/DevicesTests"
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
         .testTarget(
             name: "RoutesTests",
-            dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "CustodianHTTP", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
             path: "Tests/RoutesTests"
         ),
         .testTarget(
             name: "StatisticsTests",
-            dependencies: ["StatisticsService", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "StatisticsService", "CustodianRPC"],
             path: "Tests/StatisticsTests"
         ),
         .testTarget(
@@ -398,7 +423,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
+                "CustodianJSON", "CustodianHTTP", "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Yams", package: "Yams"),
@@ -408,7 +433,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 "CustodianQR",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CustodianJSON
 import CustodianLoad
 import CustodianLocalPostgres
 import CustodianRPC

@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The auth service's methods: those the gateway calls on its own (who an admin token belongs to; for each

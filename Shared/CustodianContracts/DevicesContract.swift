@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The devices service's methods: Twomes accounts, devices and measurements, OpenSense devices, configuration and uploads.

@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The links service's methods: those other services call (activation links for new accounts in `devices`, QR

@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The routes service's methods: checking a signed request, which the gateway calls on its own (the `signature`

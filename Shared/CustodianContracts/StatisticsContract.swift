@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The statistics service's methods: those the gateway routes, and those `auth` calls for the tracing app (whether

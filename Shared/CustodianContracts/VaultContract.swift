@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 
 /// The vault's methods: those `auth` calls (logins and passwords), with their inputs and results, and those the gateway routes.

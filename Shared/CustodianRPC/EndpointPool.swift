@@ -10,7 +10,7 @@ final class EndpointPool: Sendable {
     let endpoint: Endpoint
     /// The service the replica belongs to: over TLS, the name its certificate must show.
     private let service: String
-    private let settings: RPCClient.Settings
+    let settings: RPCClient.Settings
     private let eventLoopGroup: any EventLoopGroup
     private let state = Mutex(State())
 
@@ -87,6 +87,16 @@ final class EndpointPool: Sendable {
             return state.connections
         }
         for connection in stale { connection.close() }
+    }
+
+    /// What a call's failure says about the replica: a timeout or a lost connection counts against it, a call that was
+    /// never sent does not (a refused connect marks it down in ``connection()``).
+    func record(_ error: RPCTransportError) {
+        switch error {
+        case .deadlineExceeded: recordFailure(.timeout)
+        case .connectionClosed, .malformedResponse: recordFailure(.connectionLost)
+        case .connectFailed, .notSent: break
+        }
     }
 
     func connection() async throws -> RPCConnection {

@@ -1,7 +1,7 @@
+import CustodianJSON
 import Foundation
 import Logging
 import NIOCore
-import NIOFoundationCompat
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -66,7 +66,7 @@ public final class RPCClient: Service, Sendable {
     public var serviceNames: [String] { services.keys.sorted() }
 
     /// Calls `method` of `service` and decodes its result.
-    public func call<Input: Codable & Sendable, Output: Decodable & Sendable>(
+    public func call<Input: Encodable & Sendable, Output: Decodable & Sendable>(
         _ service: String, _ method: String, input: Input, context: CallContext,
         as output: Output.Type = Output.self, timeout: Duration? = nil, retry: RPCRetry = .unsafe
     ) async throws -> Output {
@@ -91,7 +91,7 @@ public final class RPCClient: Service, Sendable {
         try await call(service, method, input: Empty(), context: context, as: output, timeout: timeout, retry: retry)
     }
 
-    private func perform<Input: Codable & Sendable, Output: Decodable & Sendable>(
+    private func perform<Input: Encodable & Sendable, Output: Decodable & Sendable>(
         _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?, retry: RPCRetry
     ) async throws -> Output {
         guard let replicas = services[service] else {
@@ -101,116 +101,80 @@ public final class RPCClient: Service, Sendable {
         var callContext = context
         callContext.deadline = Int64((deadline.timeIntervalSince1970 * 1000).rounded())
 
-        var lastProblem = "no replica answered"
-        // The replicas as last listed, then, when none of them took the call, as listed now: a replica that replaced
-        // one a moment ago (a rolling restart) has a socket the last listing did not see.
-        let listed = replicas.candidates()
-        var queue = listed[...]
-        var listedAgain = false
+        var call = CallStateMachine(retry: retry, replicas: replicas.candidates())
+        var action = call.start()
         while true {
-            if queue.isEmpty, !listedAgain {
-                listedAgain = true
-                await replicas.resolve()
-                // Every replica of the first listing was tried by now.
-                queue = replicas.candidates(listingAgain: true).filter { pool in !listed.contains { $0 === pool } }[...]
-            }
-            guard let pool = queue.popFirst() else { break }
-            let connection: RPCConnection
-            do {
-                connection = try await pool.connection()
-            } catch let error as RPCTransportError {
-                lastProblem = error.description
-                continue
-            }
-            let id = connection.allocateID()
-            let frame = try Self.requestFrame(id: id, method: method, context: callContext, input: input)
-            // A frame over the limit would make the server close the connection, failing every call on it.
-            guard frame.readableBytes <= replicas.settings.maximumFrameSize else {
-                throw RPCError(.payloadTooLarge, reason: "request_too_large",
-                               message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(replicas.settings.maximumFrameSize))")
-            }
-            let response: RPCResponseFrame
-            do {
-                response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
-                pool.recordAnswer()
-            } catch let error as RPCTransportError {
-                switch error {
-                case .deadlineExceeded:
-                    pool.recordFailure(.timeout)
-                    throw RPCError(.deadlineExceeded, reason: "deadline_exceeded",
-                                   message: "service \(service) did not answer \(method) in time")
-                case .connectFailed, .notSent:
-                    lastProblem = error.description
-                    continue
-                case .connectionClosed, .malformedResponse:
-                    pool.recordFailure(.connectionLost)
-                    if retry == .safe, Date() < deadline {
+            switch action {
+            case .send(let pool):
+                let response: RPCResponseFrame
+                do {
+                    response = try await send(method, input: input, context: callContext, to: pool, deadline: deadline)
+                } catch let error as RPCTransportError {
+                    pool.record(error)
+                    action = call.failed(error, deadlinePassed: Date() >= deadline)
+                    if !error.surelyDidNotRun, case .send = action {
                         logger.notice("RPC call lost; sending it to another replica",
                                       metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
-                        lastProblem = error.description
-                        continue
                     }
-                    logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
-                    throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
-                }
-            }
-            if let errorJSON = response.fields["error"], !errorJSON.isNull {
-                guard let object = RPCErrorObject(json: errorJSON)
-                    ?? (try? JSONDecoder().decode(RPCResponseBody<Empty>.self, from: response.bytes))?.error
-                else {
-                    throw RPCError.internal("service \(service) answered \(method) with an error of an unexpected shape")
-                }
-                let rpcError = RPCError(object)
-                if rpcError.reason == "shutting_down" {
-                    // The replica refused the call before running it: another one may take it.
-                    lastProblem = "replica is shutting down"
                     continue
                 }
-                throw rpcError
+                if let error = try response.error(service: service, method: method) {
+                    action = call.answered(error)
+                    continue
+                }
+                return try response.result(as: Output.self, service: service, method: method)
+            case .listAgain:
+                await replicas.resolve()
+                action = call.listed(replicas.candidates(listingAgain: true))
+            case .fail(.answered(let error)):
+                throw error
+            case .fail(.deadlineExceeded):
+                throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "service \(service) did not answer \(method) in time")
+            case .fail(.connectionLost(let problem)):
+                logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(problem)])
+                throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
+            case .fail(.noReplicaAnswered(let problem)):
+                logger.warning("no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(problem)])
+                throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
             }
-            // A JSON result is taken from the tree the connection parsed; a typed one is decoded.
-            if Output.self == JSONValue.self, let result = (response.fields["result"] ?? .null) as? Output { return result }
-            if let readable = Output.self as? any JSONValueReadable.Type, let result = response.fields["result"],
-                let read = readable.init(json: result) as? Output {
-                return read
-            }
-            let body: RPCResponseBody<Output>
-            do {
-                body = try JSONDecoder().decode(RPCResponseBody<Output>.self, from: response.bytes)
-            } catch {
-                throw RPCError.internal("service \(service) answered \(method) with a result of an unexpected shape")
-            }
-            if let result = body.result { return result }
-            if let null = JSONValue.null as? Output { return null }
-            throw RPCError.internal("service \(service) answered \(method) without a result")
         }
-        logger.warning("no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(lastProblem)])
-        throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
     }
 
-    /// The request frame: written from a ``JSONValue`` tree for the inputs most calls carry, else through `JSONEncoder`.
-    static func requestFrame<Input: Codable & Sendable>(id: RPCID, method: String, context: CallContext, input: Input) throws -> ByteBuffer {
-        if let convertible = input as? any JSONValueConvertible {
-            // The members in sorted order, as the tree's writing would put them.
-            var frame: [UInt8] = []
-            frame.reserveCapacity(512)
-            var request = JSONObjectWriter(into: &frame)
-            request.key("id", into: &frame)
-            id.json.write(into: &frame)
-            request.string("jsonrpc", "2.0", into: &frame)
-            request.string("method", method, into: &frame)
-            request.key("params", into: &frame)
-            var params = JSONObjectWriter(into: &frame)
-            params.key("context", into: &frame)
-            context.writeJSON(into: &frame)
-            params.key("input", into: &frame)
-            convertible.writeJSON(into: &frame)
-            params.end(into: &frame)
-            request.end(into: &frame)
-            return ByteBuffer(bytes: frame)
+    /// Sends the call on one of `pool`'s connections and waits for the response.
+    private func send<Input: Encodable>(_ method: String, input: Input, context: CallContext, to pool: EndpointPool,
+                                        deadline: Date) async throws -> RPCResponseFrame {
+        let connection = try await pool.connection()
+        let id = connection.allocateID()
+        let frame = try Self.requestFrame(id: id, method: method, context: context, input: input)
+        // A frame over the limit would make the server close the connection, failing every call on it.
+        let maximumFrameSize = pool.settings.maximumFrameSize
+        guard frame.readableBytes <= maximumFrameSize else {
+            throw RPCError(.payloadTooLarge, reason: "request_too_large",
+                           message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(maximumFrameSize))")
         }
-        return try JSONEncoder().encodeAsByteBuffer(
-            RPCRequest(id: id, method: method, params: RPCParams(context: context, input: input)), allocator: ByteBufferAllocator())
+        let response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
+        pool.recordAnswer()
+        return response
+    }
+
+    /// The request frame: its members in sorted order, the input written by ``JSONValueEncoder``.
+    static func requestFrame<Input: Encodable>(id: RPCID, method: String, context: CallContext, input: Input) throws -> ByteBuffer {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(512)
+        var request = JSONObjectWriter(into: &frame)
+        request.key("id", into: &frame)
+        id.write(into: &frame)
+        request.string("jsonrpc", "2.0", into: &frame)
+        request.string("method", method, into: &frame)
+        request.key("params", into: &frame)
+        var params = JSONObjectWriter(into: &frame)
+        params.key("context", into: &frame)
+        context.writeJSON(into: &frame)
+        params.key("input", into: &frame)
+        try JSONValueEncoder().write(input, into: &frame)
+        params.end(into: &frame)
+        request.end(into: &frame)
+        return ByteBuffer(bytes: frame)
     }
 
     private func effectiveDeadline(context: CallContext, timeout: Duration) -> Date {
@@ -270,20 +234,10 @@ final class ServiceReplicas: Sendable {
         self.eventLoopGroup = eventLoopGroup
     }
 
-    /// The pools to try in turn: first the less busy of two available ones picked at random (the power of two
-    /// choices: nearly as good as asking every replica, without a herd on the one that looked idlest a moment ago),
-    /// then the other available ones, then those left alone for now (a last resort beats no answer).
+    /// The pools to try in turn (``CallStateMachine/order(_:isAvailable:inFlight:using:)``).
     func candidates(listingAgain: Bool = false) -> [EndpointPool] {
-        let pools = currentPools(listingAgain: listingAgain)
-        // One replica (the usual case) is the only candidate, available or not.
-        guard pools.count > 1 else { return pools }
-        var available = pools.filter(\.isAvailable)
-        if available.count >= 2 {
-            let first = Int.random(in: 0..<available.count)
-            let second = (first + Int.random(in: 1..<available.count)) % available.count
-            available.swapAt(0, available[second].inFlight < available[first].inFlight ? second : first)
-        }
-        return available + pools.filter { !$0.isAvailable }
+        var random = SystemRandomNumberGenerator()
+        return CallStateMachine<EndpointPool>.order(currentPools(listingAgain: listingAgain), isAvailable: \.isAvailable, inFlight: \.inFlight, using: &random)
     }
 
     private func currentPools(listingAgain: Bool) -> [EndpointPool] {

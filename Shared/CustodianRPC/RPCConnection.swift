@@ -1,6 +1,5 @@
-import Foundation
+import CustodianJSON
 import NIOCore
-import NIOFoundationCompat
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -230,7 +229,7 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         guard let call = pending.removeValue(forKey: id) else { return }  // Its caller gave up already.
-        call.continuation.resume(returning: RPCResponseFrame(bytes: frame, fields: fields))
+        call.continuation.resume(returning: RPCResponseFrame(fields: fields))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -250,10 +249,32 @@ final class RPCClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// A response as the connection read it: its bytes, and its members.
+/// A response as the connection read it: its members.
 struct RPCResponseFrame: Sendable {
-    var bytes: ByteBuffer
     var fields: [String: JSONValue]
+
+    /// The error the replica answered with; nil for a result.
+    func error(service: String, method: String) throws -> RPCError? {
+        guard let error = fields["error"], !error.isNull else { return nil }
+        guard let object = try? JSONValueDecoder().decode(RPCErrorObject.self, from: error) else {
+            throw RPCError.internal("service \(service) answered \(method) with an error of an unexpected shape")
+        }
+        return RPCError(object)
+    }
+
+    /// The result, read from the tree the connection parsed. A missing one is JSON's `null`, which only a `JSONValue`
+    /// result may be.
+    func result<Output: Decodable>(as type: Output.Type, service: String, method: String) throws -> Output {
+        let result = fields["result"] ?? .null
+        if result.isNull, Output.self != JSONValue.self {
+            throw RPCError.internal("service \(service) answered \(method) without a result")
+        }
+        do {
+            return try JSONValueDecoder().decode(Output.self, from: result)
+        } catch {
+            throw RPCError.internal("service \(service) answered \(method) with a result of an unexpected shape")
+        }
+    }
 }
 
 /// What the pool needs to know of a connection from outside its event loop.

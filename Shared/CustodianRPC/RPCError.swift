@@ -1,3 +1,4 @@
+import CustodianJSON
 /// An error a method returns to its caller. Application codes equal the HTTP status they stand for, so
 /// the gateway renders them without a lookup table; the JSON-RPC protocol codes stay in their reserved range.
 public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {

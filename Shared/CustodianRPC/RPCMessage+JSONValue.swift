@@ -1,10 +1,8 @@
-import Foundation
+import CustodianJSON
 import Logging
 
-/// The messages every call carries, read from and written to ``JSONValue`` trees directly: the frame is parsed once
-/// (``JSONValue/parse(_:maximumDepth:)``) and each part taken from the tree, instead of a `JSONDecoder` pass per
-/// part. Each reader returns nil for anything unusual; the caller then takes the `Codable` path, whose errors name
-/// the member that is wrong.
+/// The members every call carries, read from the frame's tree and written into frames member by member (keys sorted,
+/// as ``JSONValueEncoder`` writes their `Codable` forms). Each reader takes exactly what its type's `init(from:)` takes.
 extension RPCID {
     init?(json: JSONValue) {
         switch json {
@@ -14,17 +12,17 @@ extension RPCID {
         }
     }
 
-    var json: JSONValue {
+    func write(into output: inout [UInt8]) {
         switch self {
-        case .number(let number): .int(number)
-        case .string(let text): .string(text)
+        case .number(let number): output.append(contentsOf: String(number).utf8)
+        case .string(let text): JSONValue.write(text, into: &output)
         }
     }
 }
 
 extension CallContext {
-    /// nil when absent or not exactly the shape ``CallContext`` decodes; `logger` gets the request id as metadata.
-    init?(json: JSONValue?, logger: Logger) {
+    /// nil when not exactly the shape ``CallContext`` decodes; `logger` gets the request id as metadata.
+    init?(json: JSONValue, logger: Logger) {
         guard case .object(let fields) = json, case .string(let requestID) = fields["requestId"] else { return nil }
         var milliseconds: Int64?
         switch fields["deadline"] {
@@ -50,20 +48,12 @@ extension CallContext {
         self.deadline = milliseconds
     }
 
-    var json: JSONValue {
-        var fields: [String: JSONValue] = ["requestId": .string(requestID)]
-        if let deadline { fields["deadline"] = .int(deadline) }
-        if let principal { fields["principal"] = principal.json }
-        if let credential { fields["credential"] = credential.json }
-        return .object(fields)
-    }
-
-    /// The text of `json`, written without building it: every call's frame carries one.
+    /// Every call's frame carries one.
     func writeJSON(into output: inout [UInt8]) {
         var object = JSONObjectWriter(into: &output)
         if let credential {
             object.key("credential", into: &output)
-            credential.json.write(into: &output)
+            credential.writeJSON(into: &output)
         }
         if let deadline {
             object.key("deadline", into: &output)
@@ -71,15 +61,16 @@ extension CallContext {
         }
         if let principal {
             object.key("principal", into: &output)
-            principal.json.write(into: &output)
+            principal.writeJSON(into: &output)
         }
         object.string("requestId", requestID, into: &output)
         object.end(into: &output)
     }
 }
 
-extension Principal {
-    init?(json: JSONValue) {
+/// A principal travels in every authenticated call's context, and is the result of the methods that establish one.
+extension Principal: JSONValueReadable, JSONValueWritable {
+    public init?(json: JSONValue) {
         guard case .object(let fields) = json, case .string(let kind) = fields["kind"], case .string(let id) = fields["id"] else { return nil }
         var session: String?
         switch fields["session"] {
@@ -96,10 +87,19 @@ extension Principal {
         self.init(kind: PrincipalKind(rawValue: kind), id: id, session: session, scopes: scopes)
     }
 
-    var json: JSONValue {
-        var fields: [String: JSONValue] = ["kind": .string(kind.rawValue), "id": .string(id), "scopes": .array(scopes.map { .string($0) })]
-        if let session { fields["session"] = .string(session) }
-        return .object(fields)
+    public func writeJSON(into output: inout [UInt8]) {
+        var object = JSONObjectWriter(into: &output)
+        object.string("id", id, into: &output)
+        object.string("kind", kind.rawValue, into: &output)
+        object.key("scopes", into: &output)
+        output.append(UInt8(ascii: "["))
+        for (index, scope) in scopes.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONValue.write(scope, into: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+        if let session { object.string("session", session, into: &output) }
+        object.end(into: &output)
     }
 }
 
@@ -113,70 +113,22 @@ extension Credential {
         }
     }
 
-    var json: JSONValue {
-        var fields: [String: JSONValue] = ["token": .string(token)]
-        if let expectedKind { fields["expectedKind"] = .string(expectedKind.rawValue) }
-        return .object(fields)
+    func writeJSON(into output: inout [UInt8]) {
+        var object = JSONObjectWriter(into: &output)
+        if let expectedKind { object.string("expectedKind", expectedKind.rawValue, into: &output) }
+        object.string("token", token, into: &output)
+        object.end(into: &output)
     }
 }
 
-extension HTTPInput {
-    /// nil when a member is missing or of another shape.
-    init?(json: JSONValue?) {
-        guard case .object(let fields) = json, let body = fields["body"] else { return nil }
-        guard case .object(let pathFields) = fields["path"] else { return nil }
-        var path: [String: String] = [:]
-        for (name, value) in pathFields {
-            guard case .string(let text) = value else { return nil }
-            path[name] = text
-        }
-        guard case .object(let queryFields) = fields["query"] else { return nil }
-        var query: [String: [String]] = [:]
-        for (name, value) in queryFields {
-            guard case .array(let items) = value else { return nil }
-            var texts: [String] = []
-            for item in items {
-                guard case .string(let text) = item else { return nil }
-                texts.append(text)
-            }
-            query[name] = texts
-        }
-        var headers: [String: String] = [:]
-        switch fields["headers"] {
-        case nil: break
-        case .object(let headerFields)?:
-            for (name, value) in headerFields {
-                guard case .string(let text) = value else { return nil }
-                headers[name] = text
-            }
-        default: return nil
-        }
-        var cursor: String?
-        switch fields["cursor"] {
-        case nil, .null?: cursor = nil
-        case .string(let text)?: cursor = text
-        default: return nil
-        }
-        self.init(body: body, path: path, query: query, headers: headers, cursor: cursor)
-    }
-
-    var json: JSONValue {
-        var fields: [String: JSONValue] = [
-            "body": body,
-            "path": .object(path.mapValues { .string($0) }),
-            "query": .object(query.mapValues { .array($0.map { .string($0) }) }),
-        ]
-        if !headers.isEmpty { fields["headers"] = .object(headers.mapValues { .string($0) }) }
-        if let cursor { fields["cursor"] = .string(cursor) }
-        return .object(fields)
-    }
-}
-
-extension RPCErrorObject {
-    init?(json: JSONValue?) {
+/// An error is as common an answer as a result (every 4xx).
+extension RPCErrorObject: JSONValueReadable, JSONValueWritable {
+    public init?(json: JSONValue) {
         guard case .object(let fields) = json, case .int(let code) = fields["code"], case .string(let message) = fields["message"] else { return nil }
         var data: RPCErrorData?
-        if case .object(let dataFields)? = fields["data"] {
+        switch fields["data"] {
+        case nil, .null?: data = nil
+        case .object(let dataFields)?:
             guard case .string(let reason) = dataFields["reason"] else { return nil }
             var retryAfter: Int?
             switch dataFields["retryAfter"] {
@@ -186,12 +138,12 @@ extension RPCErrorObject {
             }
             let details = dataFields["details"].flatMap { $0.isNull ? nil : $0 }
             data = RPCErrorData(reason: reason, details: details, retryAfter: retryAfter)
+        default: return nil
         }
         self.init(code: Int(truncatingIfNeeded: code), message: message, data: data)
     }
 
-    /// The text of `json`, written without building it: every refusal's frame carries one.
-    func writeJSON(into output: inout [UInt8]) {
+    public func writeJSON(into output: inout [UInt8]) {
         var object = JSONObjectWriter(into: &output)
         object.key("code", into: &output)
         output.append(contentsOf: String(code).utf8)
@@ -212,167 +164,23 @@ extension RPCErrorObject {
         object.string("message", message, into: &output)
         object.end(into: &output)
     }
+}
 
-    /// The members `JSONEncoder` writes for it (absent optionals left out).
-    var json: JSONValue {
-        var fields: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]
-        if let data {
-            var dataFields: [String: JSONValue] = ["reason": .string(data.reason)]
-            if let details = data.details { dataFields["details"] = details }
-            if let retryAfter = data.retryAfter { dataFields["retryAfter"] = .int(Int64(retryAfter)) }
-            fields["data"] = .object(dataFields)
-        }
-        return .object(fields)
+/// The input of every method that takes none, and the result of many. Its `init(from:)` reads nothing, so it takes
+/// any value.
+extension Empty: JSONValueReadable, JSONValueWritable {
+    public init?(json: JSONValue) {
+        self.init()
+    }
+
+    public func writeJSON(into output: inout [UInt8]) {
+        output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
 }
 
-/// Inputs and results whose frames are written from a ``JSONValue`` tree instead of through `JSONEncoder`.
-protocol JSONValueConvertible {
-    var json: JSONValue { get }
-    /// The JSON text of `json`, byte for byte; a type that can write it without building the tree does.
-    func writeJSON(into output: inout [UInt8])
-}
-
-extension JSONValueConvertible {
-    func writeJSON(into output: inout [UInt8]) {
-        json.write(into: &output)
+extension RPCID? {
+    /// `null` for a request whose id could not be read.
+    func write(into output: inout [UInt8]) {
+        if let self { self.write(into: &output) } else { output.append(contentsOf: "null".utf8) }
     }
 }
-
-/// Writes a JSON object member by member, its keys given in sorted order (as ``JSONValue/write(into:escapingSlashes:)``
-/// writes them), without building the object first.
-struct JSONObjectWriter {
-    private var first = true
-
-    init(into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "{"))
-    }
-
-    /// Writes the key; the caller writes the member's value next.
-    mutating func key(_ key: StaticString, into output: inout [UInt8]) {
-        if !first { output.append(UInt8(ascii: ",")) }
-        first = false
-        output.append(UInt8(ascii: "\""))
-        output.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        output.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-    }
-
-    mutating func string(_ key: StaticString, _ value: String, into output: inout [UInt8]) {
-        self.key(key, into: &output)
-        JSONValue.write(value, into: &output)
-    }
-
-    func end(into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "}"))
-    }
-
-    /// A JSON object of strings, keys sorted.
-    static func write(_ fields: [String: String], into output: inout [UInt8]) {
-        write(fields, into: &output) { value, output in JSONValue.write(value, into: &output) }
-    }
-
-    /// A JSON object of arrays of strings, keys sorted.
-    static func write(_ fields: [String: [String]], into output: inout [UInt8]) {
-        write(fields, into: &output) { values, output in
-            output.append(UInt8(ascii: "["))
-            for (position, value) in values.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.write(value, into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        }
-    }
-
-    private static func write<Value>(_ fields: [String: Value], into output: inout [UInt8],
-                                     value writeValue: (Value, inout [UInt8]) -> Void) {
-        output.append(UInt8(ascii: "{"))
-        for (index, key) in fields.keys.sorted().enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONValue.write(key, into: &output)
-            output.append(UInt8(ascii: ":"))
-            writeValue(fields[key]!, &output)
-        }
-        output.append(UInt8(ascii: "}"))
-    }
-}
-
-/// Results read straight from the response's tree instead of through `JSONDecoder`.
-protocol JSONValueReadable {
-    init?(json: JSONValue)
-}
-
-extension RawHTTPReply: JSONValueConvertible, JSONValueReadable {
-    var json: JSONValue {
-        .object(["status": .int(Int64(status)), "headers": .object(headers.mapValues { .string($0) }), "body": .string(body)])
-    }
-
-    init?(json: JSONValue) {
-        guard case .object(let fields) = json, case .int(let status) = fields["status"], let code = Int(exactly: status),
-            case .object(let headerFields) = fields["headers"], case .string(let body) = fields["body"]
-        else { return nil }
-        var headers: [String: String] = [:]
-        for (name, value) in headerFields {
-            guard case .string(let text) = value else { return nil }
-            headers[name] = text
-        }
-        self.init(status: code, headers: headers, base64Body: body)
-    }
-}
-
-extension StreamPage: JSONValueConvertible, JSONValueReadable {
-    var json: JSONValue {
-        var fields: [String: JSONValue] = ["chunk": .string(chunk)]
-        if let headers { fields["headers"] = .object(headers.mapValues { .string($0) }) }
-        if let next { fields["next"] = .string(next) }
-        return .object(fields)
-    }
-
-    init?(json: JSONValue) {
-        guard case .object(let fields) = json, case .string(let chunk) = fields["chunk"] else { return nil }
-        var headers: [String: String]?
-        switch fields["headers"] {
-        case nil, .null?: headers = nil
-        case .object(let headerFields)?:
-            var read: [String: String] = [:]
-            for (name, value) in headerFields {
-                guard case .string(let text) = value else { return nil }
-                read[name] = text
-            }
-            headers = read
-        default: return nil
-        }
-        var next: String?
-        switch fields["next"] {
-        case nil, .null?: next = nil
-        case .string(let text)?: next = text
-        default: return nil
-        }
-        self.init(headers: headers, chunk: chunk, next: next)
-    }
-}
-
-extension HTTPInput: JSONValueConvertible {
-    /// A checked body goes in as the client sent it.
-    func writeJSON(into output: inout [UInt8]) {
-        var object = JSONObjectWriter(into: &output)
-        object.key("body", into: &output)
-        switch bodyForm {
-        case .value(let value): value.write(into: &output)
-        case .checked(let text): output.append(contentsOf: text.bytes.readableBytesView)
-        }
-        if let cursor { object.string("cursor", cursor, into: &output) }
-        if !headers.isEmpty {
-            object.key("headers", into: &output)
-            JSONObjectWriter.write(headers, into: &output)
-        }
-        object.key("path", into: &output)
-        JSONObjectWriter.write(path, into: &output)
-        object.key("query", into: &output)
-        JSONObjectWriter.write(query, into: &output)
-        object.end(into: &output)
-    }
-}
-extension Empty: JSONValueConvertible {
-    var json: JSONValue { .object([:]) }
-}
-

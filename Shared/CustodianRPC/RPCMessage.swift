@@ -1,4 +1,4 @@
-import Foundation
+import CustodianJSON
 
 /// A JSON-RPC 2.0 request id: a number or a string (null ids are answered as `null`).
 public enum RPCID: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -30,58 +30,6 @@ public enum RPCID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 }
 
-/// The wire form of `params`: the caller context the gateway established, and the method's own input.
-public struct RPCParams<Input: Codable & Sendable>: Codable, Sendable {
-    public var context: CallContext
-    public var input: Input
-
-    public init(context: CallContext, input: Input) {
-        self.context = context
-        self.input = input
-    }
-
-    enum CodingKeys: CodingKey { case context, input }
-
-    /// A hand-written JSON-RPC call may leave out the context, and the input of a method that takes none.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.context = try container.decodeIfPresent(CallContext.self, forKey: .context) ?? CallContext(requestID: "-")
-        if !container.contains(.input), let empty = Empty() as? Input {
-            self.input = empty
-        } else {
-            self.input = try container.decode(Input.self, forKey: .input)
-        }
-    }
-}
-
-/// A request as sent by ``RPCClient``.
-struct RPCRequest<Input: Codable & Sendable>: Encodable, Sendable {
-    var jsonrpc = "2.0"
-    var id: RPCID?
-    var method: String
-    var params: RPCParams<Input>
-}
-
-/// The fields the server reads before it knows which method, and so which input type, it has.
-struct RPCRequestHeader: Decodable {
-    var jsonrpc: String?
-    var id: RPCID?
-    var method: String?
-
-    enum CodingKeys: CodingKey { case jsonrpc, id, method }
-
-    /// `id` present (even `null`) makes a request; absent makes a notification.
-    var isNotification = false
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.jsonrpc = try? container.decodeIfPresent(String.self, forKey: .jsonrpc)
-        self.isNotification = !container.contains(.id)
-        self.id = try? container.decodeIfPresent(RPCID.self, forKey: .id)
-        self.method = try? container.decodeIfPresent(String.self, forKey: .method)
-    }
-}
-
 /// The error member of a response.
 public struct RPCErrorObject: Codable, Sendable, Equatable {
     public var code: Int
@@ -110,40 +58,11 @@ public struct RPCErrorData: Codable, Sendable, Equatable {
     }
 }
 
-struct RPCResponse<Output: Encodable & Sendable>: Encodable, Sendable {
-    var jsonrpc = "2.0"
-    var id: RPCID?
-    var result: Output
-
-    enum CodingKeys: CodingKey { case jsonrpc, id, result }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(jsonrpc, forKey: .jsonrpc)
-        // JSON-RPC wants the id echoed, `null` included.
-        try container.encode(id, forKey: .id)
-        try container.encode(result, forKey: .result)
-    }
-}
-
-/// What the client reads of every response to route it to its caller.
-struct RPCResponseHeader: Decodable {
-    var id: RPCID?
-    /// Set on the one notification a server sends: ``RPCGoodbye/method``.
-    var method: String?
-}
-
 /// What a server sends on each connection when it begins to shut down, so that clients stop sending
 /// there before it closes the connection (a request sent after the close would be lost without a trace).
 enum RPCGoodbye {
     static let method = "rpc.goodbye"
     static let frame = #"{"jsonrpc":"2.0","method":"rpc.goodbye"}"#
-}
-
-/// A response as the caller decodes it, once it knows the result type.
-struct RPCResponseBody<Output: Decodable>: Decodable {
-    var result: Output?
-    var error: RPCErrorObject?
 }
 
 /// An empty input or result: `{}` on the wire.

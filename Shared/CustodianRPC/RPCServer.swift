@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOFoundationCompat
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
@@ -271,14 +270,14 @@ public final class RPCServer: Service, Sendable {
     /// connection on it, failing every other call that shares it.
     private func fitting(_ response: ByteBuffer, answering request: ByteBuffer) -> ByteBuffer {
         guard response.readableBytes > configuration.maximumFrameSize else { return response }
-        let header = try? JSONDecoder().decode(RPCRequestHeader.self, from: request)
+        let header = RPCDispatcher.header(of: request)
         logger.error("RPC answer over the frame limit", metadata: [
             "method": .string(header?.method ?? "?"), "bytes": .stringConvertible(response.readableBytes)])
         return dispatcher.encodeError(.internal("the answer is too large to send"), id: header?.id)
     }
 
     private func refusal(for frame: ByteBuffer, error: RPCError) -> ByteBuffer? {
-        guard let header = try? JSONDecoder().decode(RPCRequestHeader.self, from: frame), !header.isNotification else { return nil }
+        guard let header = RPCDispatcher.header(of: frame), !header.isNotification else { return nil }
         return dispatcher.encodeError(error, id: header.id)
     }
 }

@@ -1,3 +1,4 @@
+import CustodianJSON
 import Foundation
 import Logging
 import NIOCore
@@ -108,21 +109,5 @@ struct DispatcherTests {
     @Test func theContextReachesTheHandler() async throws {
         let response = try await answer(#"{"jsonrpc":"2.0","id":1,"method":"test.whoami","params":{"context":{"requestId":"r","principal":{"kind":"admin","id":"a-1","scopes":[]}}}}"#)
         #expect(response?["result"] as? String == "a-1")
-    }
-}
-
-@Suite("Explicit nulls")
-struct ExplicitNullTests {
-    struct Item: Codable, Equatable {
-        var name: String
-        @ExplicitNull var unit: String?
-    }
-
-    @Test func absentValuesAreWrittenAsNullAndMissingKeysReadAsAbsent() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        #expect(String(decoding: try encoder.encode(Item(name: "heartbeat", unit: nil)), as: UTF8.self) == #"{"name":"heartbeat","unit":null}"#)
-        #expect(try JSONDecoder().decode(Item.self, from: Data(#"{"name":"roomTemp"}"#.utf8)) == Item(name: "roomTemp", unit: nil))
-        #expect(try JSONDecoder().decode(Item.self, from: Data(#"{"name":"roomTemp","unit":"°C"}"#.utf8)).unit == "°C")
     }
 }

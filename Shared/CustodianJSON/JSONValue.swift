@@ -30,6 +30,16 @@ public enum JSONValue: Sendable, Hashable {
         if case .null = self { return true }
         return false
     }
+
+    /// U+0000 in any string or object key, however deep (``validate(_:maximumDepth:)`` finds it in text).
+    public var containsNUL: Bool {
+        switch self {
+        case .string(let text): text.utf8.contains(0)
+        case .array(let items): items.contains(where: \.containsNUL)
+        case .object(let fields): fields.contains { $0.key.utf8.contains(0) || $0.value.containsNUL }
+        case .null, .bool, .int, .double: false
+        }
+    }
 }
 
 extension JSONValue: Codable {

@@ -1,6 +1,6 @@
+@testable import CustodianJSON
 import Foundation
 import Testing
-@testable import CustodianRPC
 
 /// The hot path's JSON reader and writer must read and write exactly what Foundation's `JSONDecoder` and
 /// `JSONEncoder` (sorted keys, unescaped slashes) read and write: answers keep their bytes, uploads their hashes.
@@ -76,24 +76,6 @@ struct JSONValueCodecTests {
         #expect(throws: JSONValue.ParseError(reason: .invalidUTF8, offset: 1)) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
-    @Test func errorFramesReadAsTheirCodableForm() throws {
-        let dispatcher = RPCDispatcher(methods: RPCMethods(), logger: .init(label: "test"), errorMapper: { _ in nil })
-        let errors: [(RPCError, RPCID?)] = [
-            (RPCError(.invalidParams, reason: "invalid_params", message: "device_id is required \"quoted\" é"), .number(7)),
-            (RPCError(.unavailable, reason: "database_unavailable", message: "down", retryAfter: 2), .string("call-1")),
-            (RPCError(.tooManyRequests, reason: "too_many_calls", message: "slow down"), nil),
-        ]
-        for (error, id) in errors {
-            var withDetails = error
-            withDetails.details = .object(["errors": .array([.string("a"), .int(1)])])
-            for candidate in [error, withDetails] {
-                let ours = try JSONValue.parse(Array(buffer: dispatcher.encodeError(candidate, id: id)))
-                let theirs = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(RPCErrorResponse(id: id, error: candidate.object)))
-                #expect(ours == theirs)
-            }
-        }
-    }
-
     @Test func depthIsLimited() throws {
         let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
         #expect(throws: JSONValue.ParseError(reason: .tooDeep, offset: 32)) { try JSONValue.parse(Array(deep.utf8), maximumDepth: 32) }
@@ -120,7 +102,7 @@ struct JSONValidationTests {
     func takesWhatTheReaderTakes(text: String) throws {
         let value = try JSONValue.parse(Array(text.utf8))
         let found = try Self.validate(Array(text.utf8))
-        #expect(found.containsNUL == ClientInput.containsNUL(value))
+        #expect(found.containsNUL == value.containsNUL)
     }
 
     @Test(arguments: refused)
@@ -174,64 +156,11 @@ struct JSONValidationTests {
             let value = document(0)
             let text = String(decoding: value.jsonBytes, as: UTF8.self)
             let spaced = text.replacingOccurrences(of: ",", with: " ,\n ").replacingOccurrences(of: ":", with: " : ")
-            #expect(try Self.validate(Array(text.utf8)).containsNUL == ClientInput.containsNUL(value))
+            #expect(try Self.validate(Array(text.utf8)).containsNUL == value.containsNUL)
             // Spacing out may put a line break inside a string, which both must refuse.
             let theirs = try? JSONValue.parse(Array(spaced.utf8)), ours = try? Self.validate(Array(spaced.utf8))
             #expect((theirs == nil) == (ours == nil), "\(spaced)")
-            if let theirs, let ours { #expect(ours.containsNUL == ClientInput.containsNUL(theirs)) }
-        }
-    }
-}
-
-/// An error response as `JSONEncoder` writes it: what the dispatcher's own writing must read as.
-private struct RPCErrorResponse: Encodable, Sendable {
-    var jsonrpc = "2.0"
-    var id: RPCID?
-    var error: RPCErrorObject
-
-    enum CodingKeys: CodingKey { case jsonrpc, id, error }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(jsonrpc, forKey: .jsonrpc)
-        try container.encode(id, forKey: .id)
-        try container.encode(error, forKey: .error)
-    }
-}
-
-/// `HTTPInput.decodeBody`'s 422 names the field whose number fits no integer (Foundation's error has no path).
-@Suite("Body decoding errors")
-struct BodyDecodingErrorTests {
-    struct Symptom: Decodable {
-        var position: Int
-        var weight: Double?
-    }
-
-    @Test func aFractionOrAHugeNumberInAnIntegerFieldIsNamed() throws {
-        for number in [JSONValue.double(1.5), .double(1e20), .double(-1e300)] {
-            let error = try #require(throws: RPCError.self) {
-                try HTTPInput(body: ["position": number, "weight": 2]).decodeBody(as: Symptom.self)
-            }
-            #expect(error.code == .unprocessable)
-            #expect(error.message == "position: value is not a valid integer", "\(error)")
-        }
-        // With two candidates the field cannot be told, but the problem still can.
-        let both = try #require(throws: RPCError.self) {
-            try HTTPInput(body: ["position": .double(1.5), "weight": .double(2.5)]).decodeBody(as: Symptom.self)
-        }
-        #expect(both.message == "value is not a valid integer", "\(both)")
-    }
-}
-
-@Suite("Export time bounds")
-struct ExportTimeBoundTests {
-    @Test func aPlusReadAsASpaceBeforeAnOffsetIsAPlusAgain() {
-        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00 00:00") == "2026-11-22T04:40:00+00:00")
-        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00.5 0100") == "2026-11-22T04:40:00.5+0100")
-        #expect(ResearcherExport.timeBound("2026-11-22T04:40:00 02") == "2026-11-22T04:40:00+02")
-        // Nothing else changes: a minus offset, Z, unix seconds, a space that is not before an offset.
-        for text in ["2026-11-22T04:40:00-05:00", "2026-11-22T04:40:00Z", "1700000000", "2020-03-29 13:00:09", "2020-03-29 13:00", "yesterday 12:00", " 00:00"] {
-            #expect(ResearcherExport.timeBound(text) == text)
+            if let theirs, let ours { #expect(ours.containsNUL == theirs.containsNUL) }
         }
     }
 }

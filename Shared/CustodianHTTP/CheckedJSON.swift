@@ -1,3 +1,4 @@
+import CustodianJSON
 import NIOCore
 
 /// A request body the gateway checked is JSON (``JSONValue/validate(_:maximumDepth:)``) and forwards as it came: its

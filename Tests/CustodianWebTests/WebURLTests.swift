@@ -1,4 +1,4 @@
-import CustodianRPC
+import CustodianWeb
 import Testing
 
 /// Found by schemathesis: Foundation accepts `http://ô`, which no client reading the stored URL as a URI can use.

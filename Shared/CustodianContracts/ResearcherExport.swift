@@ -1,3 +1,6 @@
+import CustodianHTTP
+import CustodianJSON
+import CustodianRPC
 import Foundation
 
 /// The formats of the researcher exports every service streams (``StreamPage``): CSV (RFC 4180, CRLF, a
