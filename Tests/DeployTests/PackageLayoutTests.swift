@@ -53,6 +53,33 @@ struct PackageLayoutTests {
         }
     }
 
+    /// A module is found in the folder named after it (`CustodianRPC` in `Shared/CustodianRPC`, `CustodianRPCTests` in
+    /// `Tests/CustodianRPCTests`), and every folder under Shared/ and Tests/ is a module's. Executables are the exception:
+    /// each lives in `Services/<executable>/Main`, beside the library that holds its service's code.
+    @Test func everyTargetLivesInTheFolderNamedAfterIt() throws {
+        let manifest = try repositoryFile("Package.swift")
+        let executables = Set(manifest.matches(of: #/\.executableTarget\(\s*name: "([A-Za-z]+)"/#).map { String($0.output.1) })
+        let folders = try Self.folders()
+        #expect(executables.count >= 8 && folders.count >= 40, "found \(executables.sorted()) and \(folders.count) folders")
+        for (name, path) in folders.sorted(by: { $0.key < $1.key }) {
+            // Moved by the thin-command-line change.
+            if path.hasPrefix("Services/custodian") { continue }
+            if executables.contains(name) {
+                #expect(path == "Services/\(name)/Main", "the executable \(name) lives in \(path)")
+            } else {
+                #expect(path.split(separator: "/").last.map(String.init) == name, "\(name) lives in \(path)")
+            }
+        }
+        let targetFolders = Set(folders.values)
+        for parent in ["Shared", "Tests"] {
+            let children = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent(parent).path)
+            for child in children where !child.hasPrefix(".") {
+                let isTargetFolder = targetFolders.contains("\(parent)/\(child)")
+                #expect(isTargetFolder, "\(parent)/\(child) is no target's folder")
+            }
+        }
+    }
+
     /// The command line links a service only to run its code against the database without the platform running.
     static let servicesTheCommandLineRuns: [String: String] = [
         "AuthService": "`custodian setup` and `up` apply auth's migrations and make the first admin token",
