@@ -4,33 +4,19 @@ import NIOCore
 /// Every routed call carries an `HTTPInput`: read from the frame's tree and written into the frame member by member.
 extension HTTPInput: JSONValueReadable, JSONValueWritable {
     public init?(json: JSONValue) {
-        guard case .object(let fields) = json, let body = fields["body"] else { return nil }
-        guard case .object(let pathFields) = fields["path"] else { return nil }
-        var path: [String: String] = [:]
-        for (name, value) in pathFields {
-            guard case .string(let text) = value else { return nil }
-            path[name] = text
-        }
-        guard case .object(let queryFields) = fields["query"] else { return nil }
+        guard case .object(let fields) = json, let body = fields["body"], let path = fields["path"]?.stringFields,
+            case .object(let queryFields) = fields["query"]
+        else { return nil }
         var query: [String: [String]] = [:]
+        query.reserveCapacity(queryFields.count)
         for (name, value) in queryFields {
-            guard case .array(let items) = value else { return nil }
-            var texts: [String] = []
-            for item in items {
-                guard case .string(let text) = item else { return nil }
-                texts.append(text)
-            }
+            guard let texts = value.stringItems else { return nil }
             query[name] = texts
         }
         var headers: [String: String] = [:]
-        switch fields["headers"] {
-        case nil: break
-        case .object(let headerFields)?:
-            for (name, value) in headerFields {
-                guard case .string(let text) = value else { return nil }
-                headers[name] = text
-            }
-        default: return nil
+        if let member = fields["headers"] {
+            guard let read = member.stringFields else { return nil }
+            headers = read
         }
         var cursor: String?
         switch fields["cursor"] {

@@ -29,13 +29,8 @@ public struct RawHTTPReply: Codable, Sendable {
 extension RawHTTPReply: JSONValueReadable, JSONValueWritable {
     public init?(json: JSONValue) {
         guard case .object(let fields) = json, case .int(let status) = fields["status"], let code = Int(exactly: status),
-            case .object(let headerFields) = fields["headers"], case .string(let body) = fields["body"]
+            let headers = fields["headers"]?.stringFields, case .string(let body) = fields["body"]
         else { return nil }
-        var headers: [String: String] = [:]
-        for (name, value) in headerFields {
-            guard case .string(let text) = value else { return nil }
-            headers[name] = text
-        }
         self.init(status: code, headers: headers, base64Body: body)
     }
 

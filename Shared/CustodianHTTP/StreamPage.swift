@@ -21,14 +21,9 @@ extension StreamPage: JSONValueReadable, JSONValueWritable {
         var headers: [String: String]?
         switch fields["headers"] {
         case nil, .null?: headers = nil
-        case .object(let headerFields)?:
-            var read: [String: String] = [:]
-            for (name, value) in headerFields {
-                guard case .string(let text) = value else { return nil }
-                read[name] = text
-            }
+        case let member?:
+            guard let read = member.stringFields else { return nil }
             headers = read
-        default: return nil
         }
         var next: String?
         switch fields["next"] {

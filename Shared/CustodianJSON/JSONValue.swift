@@ -31,6 +31,30 @@ public enum JSONValue: Sendable, Hashable {
         return false
     }
 
+    /// The object's members when each is a string, else nil (path parameters, headers).
+    public var stringFields: [String: String]? {
+        guard case .object(let fields) = self else { return nil }
+        var strings: [String: String] = [:]
+        strings.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            guard case .string(let text) = value else { return nil }
+            strings[name] = text
+        }
+        return strings
+    }
+
+    /// The array's items when each is a string, else nil.
+    public var stringItems: [String]? {
+        guard case .array(let items) = self else { return nil }
+        var strings: [String] = []
+        strings.reserveCapacity(items.count)
+        for item in items {
+            guard case .string(let text) = item else { return nil }
+            strings.append(text)
+        }
+        return strings
+    }
+
     /// U+0000 in any string or object key, however deep (``validate(_:maximumDepth:)`` finds it in text).
     public var containsNUL: Bool {
         switch self {

@@ -78,12 +78,7 @@ extension Principal: JSONValueReadable, JSONValueWritable {
         case .string(let text)?: session = text
         default: return nil
         }
-        guard case .array(let items) = fields["scopes"] else { return nil }
-        var scopes: [String] = []
-        for item in items {
-            guard case .string(let scope) = item else { return nil }
-            scopes.append(scope)
-        }
+        guard let scopes = fields["scopes"]?.stringItems else { return nil }
         self.init(kind: PrincipalKind(rawValue: kind), id: id, session: session, scopes: scopes)
     }
 
