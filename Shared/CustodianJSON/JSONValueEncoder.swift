@@ -18,8 +18,8 @@ public struct JSONValueEncoder: Sendable {
 
     /// The value's JSON text, appended to `output`.
     public func write<T: Encodable>(_ value: T, into output: inout [UInt8]) throws {
-        if let json = value as? JSONValue {
-            json.write(into: &output)
+        if T.self == JSONValue.self {
+            unsafeBitCast(value, to: JSONValue.self).write(into: &output)
         } else if let writable = T.self as? any JSONValueWritable.Type {
             Self.write(value, as: writable, into: &output)
         } else {
@@ -27,9 +27,9 @@ public struct JSONValueEncoder: Sendable {
         }
     }
 
-    /// Opened, so that the value is never boxed in an existential to be written.
+    /// Opened, so that the value is never boxed in an existential to be written; `T` is `Writable`.
     private static func write<T, Writable: JSONValueWritable>(_ value: T, as writable: Writable.Type, into output: inout [UInt8]) {
-        (value as! Writable).writeJSON(into: &output)
+        unsafeBitCast(value, to: Writable.self).writeJSON(into: &output)
     }
 }
 
@@ -95,9 +95,9 @@ final class TreeEncoder: Encoder, SingleValueEncodingContainer {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     static func tree<T: Encodable>(of value: T, at path: @autoclosure () -> CodingPath) throws -> JSONValue {
-        if let value = value as? JSONValue { return value }
-        if let data = value as? Data { return .string(data.base64EncodedString()) }
-        if let url = value as? URL { return .string(url.absoluteString) }
+        if T.self == JSONValue.self { return unsafeBitCast(value, to: JSONValue.self) }
+        if T.self == Data.self { return .string(unsafeBitCast(value, to: Data.self).base64EncodedString()) }
+        if T.self == URL.self { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
         let encoder = TreeEncoder(path: path())
         try value.encode(to: encoder)
         return encoder.value

@@ -45,16 +45,27 @@ public struct RPCMethods: Sendable {
         work: Work = .brief,
         _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
     ) {
+        register(name, reading: JSONValueDecoder.Reading(Input.self), requires: requires, work: work, handler)
+    }
+
+    /// Registers `name`, its input read as `reading` says (a reader given by code that knows the input's type).
+    public mutating func register<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String,
+        reading: JSONValueDecoder.Reading<Input>,
+        requires: PrincipalRequirement? = nil,
+        work: Work = .brief,
+        _ handler: @escaping @Sendable (Input, CallContext) async throws -> Output
+    ) {
         precondition(handlers[name] == nil, "RPC method \(name) registered twice")
         handlers[name] = Method(work: work, requires: requires) { request, context in
-            let output = try await handler(try Self.input(Input.self, from: request.params), context)
+            let output = try await handler(try Self.input(from: request.params, reading: reading), context)
             return try Self.encode(output, id: request.id)
         }
     }
 
     /// The input from `params`' tree. `params` and its `input` may be left out for a method that takes none; an input
     /// of the wrong shape is an invalid-params error that names the member (`params.input.token is required`).
-    static func input<Input: Decodable>(_ type: Input.Type, from params: JSONValue?) throws -> Input {
+    static func input<Input: Decodable>(from params: JSONValue?, reading: JSONValueDecoder.Reading<Input>) throws -> Input {
         do {
             switch params {
             case nil, .null?:
@@ -65,7 +76,7 @@ public struct RPCMethods: Sendable {
                     if let empty = Empty() as? Input { return empty }
                     throw DecodingError.keyNotFound(ParamsKey.input, .init(codingPath: [ParamsKey.params], debugDescription: "No input"))
                 }
-                return try JSONValueDecoder().decode(Input.self, from: input, codingPath: [ParamsKey.params, ParamsKey.input])
+                return try reading.decode(from: input, codingPath: [ParamsKey.params, ParamsKey.input])
             case let other?:
                 throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: [ParamsKey.params], debugDescription: "params is \(other)"))
             }

@@ -218,6 +218,8 @@ struct JSONValueCoderTests {
         }
     }
 
+    enum Key: String, CodingKey { case input }
+
     final class Counter: @unchecked Sendable {
         var count = 0
     }
@@ -230,6 +232,13 @@ struct JSONValueCoderTests {
         // Its reader refuses a string; `init(from:)` names the member.
         let error = try #require(throws: DecodingError.self) { try JSONValueDecoder().decode(Point.self, from: ["x": "4"]) }
         #expect(describe(error) == "x must be an integer")
+        // Settled once, for a method's input: the same reading, the same fallback.
+        for reading in [JSONValueDecoder.Reading(Point.self), JSONValueDecoder.Reading(reader: { Point(json: $0) })] {
+            #expect(try reading.decode(from: ["x": 6]) == Point(x: 6))
+            let error = try #require(throws: DecodingError.self) { try reading.decode(from: ["x": "6"], codingPath: [Key.input]) }
+            #expect(describe(error) == "input.x must be an integer")
+        }
+        #expect(try JSONValueDecoder.Reading(JSONValue.self).decode(from: [1, "a"]) == [1, "a"])
         var written: [UInt8] = []
         try JSONValueEncoder().write(Point(x: 5), into: &written)
         #expect(String(decoding: written, as: UTF8.self) == #"{"x":5}"#)
