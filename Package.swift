@@ -42,9 +42,13 @@ let package = Package(
     ],
     targets: [
         // MARK: Shared libraries
+        // JSON text to and from `JSONValue` trees, and typed values to and from trees: the codec every frame goes through.
+        .target(name: "CustodianJSON", dependencies: [], path: "Shared/CustodianJSON", swiftSettings: settings),
+        // The RPC transport: frames, client, server, dispatcher, connections, pools, TLS, name resolution.
         .target(
             name: "CustodianRPC",
             dependencies: [
+                "CustodianJSON",
                 // Mutual TLS for RPC over TCP, and the names in peers' certificates.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -58,17 +62,31 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Shared/RPC",
+            path: "Shared/CustodianRPC",
             swiftSettings: settings
         ),
+        // What the gateway and the services pass for an HTTP request: the request (`HTTPInput`), a raw reply, a streamed page.
+        .target(
+            name: "CustodianHTTP",
+            dependencies: ["CustodianJSON", "CustodianRPC", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Shared/CustodianHTTP",
+            swiftSettings: settings
+        ),
+        // HTML escaping and the web URLs clients give, for the pages and links the gateway and services make.
+        .target(name: "CustodianWeb", dependencies: [], path: "Shared/CustodianWeb", swiftSettings: settings),
         // Each service's methods as typed descriptors, with the inputs and results that cross services.
-        .target(name: "CustodianContracts", dependencies: ["CustodianRPC"], path: "Shared/Contracts", swiftSettings: settings),
+        .target(
+            name: "CustodianContracts",
+            dependencies: ["CustodianJSON", "CustodianRPC", "CustodianHTTP"],
+            path: "Shared/CustodianContracts",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianSecurity",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Shared/Security",
+            path: "Shared/CustodianSecurity",
             swiftSettings: settings
         ),
         .systemLibrary(
@@ -80,14 +98,14 @@ let package = Package(
         .target(
             name: "CustodianSodium",
             dependencies: ["CSodium"],
-            path: "Shared/Sodium",
+            path: "Shared/CustodianSodium",
             swiftSettings: settings
         ),
         // The data vault's record format (seed 000): what an app seals and the vault's owner opens.
         .target(
             name: "CustodianVault",
             dependencies: ["CustodianSodium", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Shared/Vault",
+            path: "Shared/CustodianVault",
             swiftSettings: settings
         ),
         // `custodian loadgen`: the platform's real flows through its client libraries, HdrHistogram latencies,
@@ -101,13 +119,13 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Shared/LoadGenerator",
+            path: "Shared/CustodianLoad",
             swiftSettings: settings
         ),
         .target(
             name: "CustodianJWT",
             dependencies: ["CustodianContracts", .product(name: "JWTKit", package: "jwt-kit")],
-            path: "Shared/JWT",
+            path: "Shared/CustodianJWT",
             swiftSettings: settings
         ),
         // The geotag wire formats (docs/geotag.md): signed requests, the route nonce, QR text and lookup id,
@@ -115,7 +133,7 @@ let package = Package(
         .target(
             name: "CustodianGeotag",
             dependencies: ["CustodianSecurity", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Shared/Geotag",
+            path: "Shared/CustodianGeotag",
             swiftSettings: settings
         ),
         // What only clients do: seal and open routes (libsodium), read GPX files (FoundationXML), signed requests
@@ -135,7 +153,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Shared/Lemon",
+            path: "Shared/CustodianLemon",
             swiftSettings: settings
         ),
         // The app's side over HTTP, for the command line, the tests and the load generator.
@@ -173,7 +191,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Shared/Process",
+            path: "Shared/CustodianProcess",
             swiftSettings: settings
         ),
         .target(
@@ -191,14 +209,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Shared/Runtime",
+            path: "Shared/CustodianRuntime",
             swiftSettings: settings
         ),
         // A private PostgreSQL cluster made with the installed binaries: `custodian up`'s, and the tests'.
         .target(
             name: "CustodianLocalPostgres",
             dependencies: ["CustodianRuntime", "CustodianSecurity"],
-            path: "Shared/LocalPostgres",
+            path: "Shared/CustodianLocalPostgres",
             swiftSettings: settings
         ),
 
@@ -206,7 +224,7 @@ let package = Package(
         .target(
             name: "GatewayKit",
             dependencies: [
-                "CustodianRPC",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC",
                 "CustodianContracts",
                 "CustodianProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -233,7 +251,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -245,7 +263,7 @@ let package = Package(
         .target(
             name: "DevicesService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/devices/DevicesService",
@@ -262,11 +280,11 @@ let package = Package(
         ),
         // QR symbols (libqrencode) and their PNG and terminal drawings: the links service's images and the codes
         // `custodian route upload` shows.
-        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/QR", swiftSettings: settings),
+        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/CustodianQR", swiftSettings: settings),
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",
@@ -277,7 +295,7 @@ let package = Package(
         .target(
             name: "RoutesService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianGeotag",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -290,7 +308,7 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",
@@ -302,7 +320,7 @@ let package = Package(
         .target(
             name: "StatisticsService",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -317,7 +335,7 @@ let package = Package(
         .target(
             name: "CustodianCommands",
             dependencies: [
-                "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianJSON", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -356,21 +374,28 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Tests/Support",
+            path: "Tests/ServiceTestSupport",
             swiftSettings: settings
         ),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/AuthTests"
         ),
+        .testTarget(name: "CustodianJSONTests", dependencies: ["CustodianJSON"], path: "Tests/CustodianJSONTests"),
+        .testTarget(
+            name: "CustodianHTTPTests",
+            dependencies: ["CustodianHTTP", "CustodianJSON", "CustodianRPC", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/CustodianHTTPTests"
+        ),
+        .testTarget(name: "CustodianWebTests", dependencies: ["CustodianWeb"], path: "Tests/CustodianWebTests"),
         .testTarget(
             name: "CustodianRPCTests",
-            dependencies: ["CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "Crypto", package: "swift-crypto")],
-            path: "Tests/RPCTests"
+            path: "Tests/CustodianRPCTests"
         ),
         .testTarget(
             name: "RuntimeTests",
@@ -380,30 +405,30 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",
-            dependencies: ["DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/DevicesTests"
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
         .testTarget(
             name: "RoutesTests",
-            dependencies: ["RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "CustodianHTTP", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
             path: "Tests/RoutesTests"
         ),
         .testTarget(
             name: "StatisticsTests",
-            dependencies: ["StatisticsService", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "StatisticsService", "CustodianRPC"],
             path: "Tests/StatisticsTests"
         ),
         .testTarget(
@@ -414,7 +439,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
+                "CustodianJSON", "CustodianHTTP", "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Yams", package: "Yams"),
@@ -424,7 +449,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 "CustodianQR",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

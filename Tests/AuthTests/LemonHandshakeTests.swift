@@ -1,5 +1,7 @@
 import AuthService
 import CustodianContracts
+import CustodianHTTP
+import CustodianJSON
 import CustodianLemon
 import CustodianRPC
 import Foundation

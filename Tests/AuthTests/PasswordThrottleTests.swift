@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianRPC
 import ServiceTestSupport
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// DESIGN.md: services depend only on Shared. A service that links another to share its input types drags in what
-/// that one links (libqrencode in `auth`, once), and couples their releases; the types belong in `Shared/Contracts`.
+/// that one links (libqrencode in `auth`, once), and couples their releases; the types belong in `Shared/CustodianContracts`.
 @Suite("Package layout")
 struct PackageLayoutTests {
     struct Target {
@@ -49,6 +49,33 @@ struct PackageLayoutTests {
             for dependency in service.dependencies {
                 let folder = try #require(folders[dependency], "\(service.name) depends on \(dependency), which the manifest does not define with a path")
                 #expect(folder.hasPrefix("Shared/"), "\(service.name) depends on \(dependency) (\(folder)); services depend only on Shared")
+            }
+        }
+    }
+
+    /// A module is found in the folder named after it (`CustodianRPC` in `Shared/CustodianRPC`, `CustodianRPCTests` in
+    /// `Tests/CustodianRPCTests`), and every folder under Shared/ and Tests/ is a module's. Executables are the exception:
+    /// each lives in `Services/<executable>/Main`, beside the library that holds its service's code.
+    @Test func everyTargetLivesInTheFolderNamedAfterIt() throws {
+        let manifest = try repositoryFile("Package.swift")
+        let executables = Set(manifest.matches(of: #/\.executableTarget\(\s*name: "([A-Za-z]+)"/#).map { String($0.output.1) })
+        let folders = try Self.folders()
+        #expect(executables.count >= 8 && folders.count >= 40, "found \(executables.sorted()) and \(folders.count) folders")
+        for (name, path) in folders.sorted(by: { $0.key < $1.key }) {
+            // Moved by the thin-command-line change.
+            if path.hasPrefix("Services/custodian") { continue }
+            if executables.contains(name) {
+                #expect(path == "Services/\(name)/Main", "the executable \(name) lives in \(path)")
+            } else {
+                #expect(path.split(separator: "/").last.map(String.init) == name, "\(name) lives in \(path)")
+            }
+        }
+        let targetFolders = Set(folders.values)
+        for parent in ["Shared", "Tests"] {
+            let children = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent(parent).path)
+            for child in children where !child.hasPrefix(".") {
+                let isTargetFolder = targetFolders.contains("\(parent)/\(child)")
+                #expect(isTargetFolder, "\(parent)/\(child) is no target's folder")
             }
         }
     }

@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianJWT
 import CustodianRPC
 import CustodianProcess

@@ -34,7 +34,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 COOKIE = "custodian_console"
 WAIT = 15  # seconds for a page, an element or a download
-SERVICES = ["auth", "vault", "routes", "devices", "statistics", "links"]  # Shared/Process/Platform.swift
+SERVICES = ["auth", "vault", "routes", "devices", "statistics", "links"]  # Shared/CustodianProcess/Platform.swift
 # Names the console's templates must use (docs/console.md); every other id is written where it is used.
 LOGOUT_FORM = "form#logout-form"                                          # in the navigation, with button#logout
 ACTIVATION_SECRET = ("input#activation-token", "activation_token")  # the device form's secret: id, name

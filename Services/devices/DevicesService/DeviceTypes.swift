@@ -1,5 +1,8 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
+import CustodianWeb
 import Foundation
 import Logging
 import PostgresNIO

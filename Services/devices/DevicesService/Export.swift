@@ -1,3 +1,5 @@
+import CustodianContracts
+import CustodianHTTP
 import CustodianRPC
 import Foundation
 

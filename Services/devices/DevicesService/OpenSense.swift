@@ -1,4 +1,6 @@
 import Crypto
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity

@@ -1,6 +1,9 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
+import CustodianWeb
 import Foundation
 import PostgresNIO
 

@@ -1,3 +1,4 @@
+import CustodianJSON
 import CustodianRPC
 import Foundation
 import HTTPTypes
@@ -78,7 +79,7 @@ public enum APIStyle: String, Sendable, CaseIterable {
     }
 
     /// A request holding U+0000 anywhere (body, form, path, query): no API of ours means anything by it and
-    /// PostgreSQL stores no such text (``ClientInput``).
+    /// PostgreSQL stores no such text (`HTTPInput.containsNUL`).
     func nulCharacter() -> GatewayError {
         GatewayError(status: .badRequest, reason: "nul_character",
                      message: "The request contains a NUL character (U+0000), which no field may hold", style: self)

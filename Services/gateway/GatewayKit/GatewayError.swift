@@ -1,3 +1,4 @@
+import CustodianJSON
 import CustodianRPC
 import Foundation
 import HTTPTypes

@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianJSON
 import CustodianRPC
 import CustodianProcess
 import Foundation

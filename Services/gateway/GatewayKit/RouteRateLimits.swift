@@ -1,3 +1,4 @@
+import CustodianHTTP
 import CustodianRPC
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Crypto
+import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 import Foundation

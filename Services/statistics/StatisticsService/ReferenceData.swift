@@ -1,4 +1,6 @@
 import CustodianContracts
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import Foundation

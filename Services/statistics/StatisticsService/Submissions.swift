@@ -1,5 +1,7 @@
 import Crypto
 import CustodianContracts
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import Foundation

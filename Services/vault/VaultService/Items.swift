@@ -1,3 +1,5 @@
+import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import CustodianSodium

@@ -1,8 +1,10 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 import CustodianSodium
+import CustodianWeb
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,3 +1,4 @@
+import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 import CustodianSodium

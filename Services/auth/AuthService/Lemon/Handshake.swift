@@ -1,5 +1,6 @@
 import CustodianContracts
 import Crypto
+import CustodianHTTP
 import CustodianLemon
 import CustodianRPC
 import CustodianRuntime

@@ -1,3 +1,4 @@
+import CustodianJSON
 import CustodianLemon
 import CustodianRPC
 import Foundation

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CustodianJSON
 import CustodianRPC
 import Foundation
 import Hummingbird

@@ -1,3 +1,4 @@
+import CustodianJSON
 import CustodianLoad
 import CustodianRPC
 import CustodianRuntime

@@ -1,4 +1,6 @@
+import CustodianJSON
 import CustodianRPC
+import CustodianWeb
 
 /// LEMON submissions per ISO week, stacked by status, as an SVG the server draws: no script, no library, readable by
 /// screen readers through its title and description (the tables under it give the same figures).

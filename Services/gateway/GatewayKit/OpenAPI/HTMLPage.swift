@@ -1,5 +1,6 @@
 import CustodianRPC
 import Crypto
+import CustodianWeb
 import Foundation
 import Hummingbird
 

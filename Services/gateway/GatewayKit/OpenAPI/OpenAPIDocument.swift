@@ -1,3 +1,4 @@
+import CustodianJSON
 import CustodianRPC
 
 /// The OpenAPI 3.1 description of every route (docs/openapi.yaml), served as `/openapi.json` byte for byte as the

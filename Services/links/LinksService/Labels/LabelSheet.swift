@@ -1,6 +1,8 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianQR
 import CustodianRPC
+import CustodianWeb
 import Foundation
 
 /// Renders `links.labels.sheet`.

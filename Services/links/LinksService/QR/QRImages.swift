@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianQR
 import CustodianRPC
 import Foundation

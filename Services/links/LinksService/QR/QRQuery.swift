@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianRPC
 
 /// `GET /admin/v1/qr?data=…&format=png|svg&ec=M&size=8&margin=4` as a render request. Errors name the query

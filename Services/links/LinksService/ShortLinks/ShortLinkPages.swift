@@ -1,6 +1,8 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianQR
 import CustodianRPC
+import CustodianWeb
 import Foundation
 
 /// The answers `GET /l/{code}` gives people: a redirect into the app on a phone, and otherwise small pages

@@ -1,5 +1,6 @@
 import CustodianContracts
 import CustodianRPC
+import CustodianWeb
 import Foundation
 
 /// What the links service checks of a short link's input, with the field names the caller used.

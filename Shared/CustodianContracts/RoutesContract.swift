@@ -1,0 +1,41 @@
+import CustodianHTTP
+import CustodianJSON
+import CustodianRPC
+
+/// The routes service's methods: checking a signed request, which the gateway calls on its own (the `signature`
+/// scheme, docs/geotag.md), and those it routes.
+public enum RoutesMethods {
+    /// The consumer that signed the request, as a principal of kind `consumer`; 401 with a reason of its own for
+    /// each way a signature fails.
+    public static let consumersVerify = RPCMethod<SignatureCheck, Principal>("routes.consumers.verify")
+
+    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
+    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
+    public static let consumersCreate = RPCMethod<HTTPInput, JSONValue>("routes.consumers.create")
+    public static let consumersList = RPCMethod<HTTPInput, JSONValue>("routes.consumers.list", retry: .safe)
+    public static let routeDelete = RPCMethod<HTTPInput, JSONValue>("routes.route.delete")
+    public static let routeGet = RPCMethod<HTTPInput, JSONValue>("routes.route.get", retry: .safe)
+    public static let routeLookup = RPCMethod<HTTPInput, JSONValue>("routes.route.lookup", retry: .safe)
+    public static let routeStore = RPCMethod<HTTPInput, JSONValue>("routes.route.store")
+}
+
+/// What the gateway sends to have a signed request checked: everything the canonical string is made of,
+/// the body as its digest. The secret never leaves this service.
+public struct SignatureCheck: Codable, Sendable {
+    public var key: String
+    public var method: String
+    /// The request target as sent: path and query, not decoded.
+    public var path: String
+    public var timestamp: String
+    public var bodySha256: String
+    public var signature: String
+
+    public init(key: String, method: String, path: String, timestamp: String, bodySha256: String, signature: String) {
+        self.key = key
+        self.method = method
+        self.path = path
+        self.timestamp = timestamp
+        self.bodySha256 = bodySha256
+        self.signature = signature
+    }
+}
