@@ -257,9 +257,16 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
-        // QR symbols (libqrencode) and their PNG and terminal drawings: the links service's images and the codes
-        // `custodian route upload` shows.
-        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/QR", swiftSettings: settings),
+        // libpng, through pkg-config; its simplified API writes the QR codes' PNG images.
+        .systemLibrary(
+            name: "CPNG",
+            path: "Shared/CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // QR symbols (libqrencode) and their PNG (libpng) and terminal drawings: the links service's images and the
+        // codes `custodian route upload` shows.
+        .target(name: "CustodianQR", dependencies: ["CQRencode", "CPNG"], path: "Shared/QR", swiftSettings: settings),
         .target(
             name: "LinksService",
             dependencies: [
@@ -376,7 +383,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CPNG", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
