@@ -221,8 +221,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The researcher console's pages.
                 .product(name: "Mustache", package: "swift-mustache"),
+                // docs/openapi.yaml, read once to serve it as /openapi.json.
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Services/gateway/GatewayKit",
+            // docs/openapi.yaml through a symlink (SwiftPM takes resources only from the target's folder), compiled
+            // into the gateway so that the executable needs no resource bundle beside it.
+            resources: [.embedInCode("OpenAPI/openapi.yaml")],
             swiftSettings: settings
         ),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit"], path: "Services/gateway/Main", swiftSettings: settings),
@@ -408,7 +413,6 @@ let package = Package(
                 "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/GatewayTests"
         ),
