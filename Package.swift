@@ -242,8 +242,13 @@ let package = Package(
                 // The researcher console's pages.
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // docs/openapi.yaml, read once to serve it as /openapi.json.
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Services/gateway/GatewayKit",
+            // docs/openapi.yaml through a symlink (SwiftPM takes resources only from the target's folder), compiled
+            // into the gateway so that the executable needs no resource bundle beside it.
+            resources: [.embedInCode("OpenAPI/openapi.yaml")],
             swiftSettings: settings
         ),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit"], path: "Services/gateway/Main", swiftSettings: settings),
@@ -278,9 +283,16 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
-        // QR symbols (libqrencode) and their PNG and terminal drawings: the links service's images and the codes
-        // `custodian route upload` shows.
-        .target(name: "CustodianQR", dependencies: ["CQRencode"], path: "Shared/CustodianQR", swiftSettings: settings),
+        // libpng, through pkg-config; its simplified API writes the QR codes' PNG images.
+        .systemLibrary(
+            name: "CPNG",
+            path: "Shared/CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // QR symbols (libqrencode) and their PNG (libpng) and terminal drawings: the links service's images and the
+        // codes `custodian route upload` shows.
+        .target(name: "CustodianQR", dependencies: ["CQRencode", "CPNG"], path: "Shared/CustodianQR", swiftSettings: settings),
         .target(
             name: "LinksService",
             dependencies: [
@@ -417,7 +429,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianContracts", "LinksService", "CustodianQR", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CPNG", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/LinksTests"
         ),
@@ -442,7 +454,6 @@ let package = Package(
                 "CustodianJSON", "CustodianHTTP", "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/GatewayTests"
         ),

@@ -27,8 +27,9 @@
 #                       ahead of the build: e.g. docs/openapi.yaml)
 #   FUZZ_REPORT_DIR     keep the reports (schemathesis JSON and JUnit, its output, the platform's logs) there
 #
-# Why the served /openapi.json: it is the document compiled into this very gateway (Deploy/dev/openapi.sh), so the
-# binaries are tested against what they claim; docs/openapi.yaml may be ahead of (or behind) the build under test.
+# Why the served /openapi.json: it is the document compiled into this very gateway (Package.swift embeds
+# docs/openapi.yaml in GatewayKit), so the binaries are tested against what they claim; docs/openapi.yaml may be ahead
+# of (or behind) the build under test.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD

@@ -3,8 +3,8 @@
 # is missing.
 set -euo pipefail
 
-# libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them.
-packages=(libsodium-dev libqrencode-dev pkg-config postgresql postgresql-client libzbar-dev libturbojpeg0-dev)
+# libzbar-dev and libturbojpeg0-dev: `custodian geotag` finds the QR photo with them. libpng-dev writes QR codes' PNGs.
+packages=(libsodium-dev libqrencode-dev libpng-dev pkg-config postgresql postgresql-client libzbar-dev libturbojpeg0-dev)
 if [ "${1:-}" = "--tests" ]; then
   # zbar-tools (zbarimg) reads the QR codes back in the tests; librsvg2-bin (rsvg-convert) lets them read SVGs too.
   # libimage-exiftool-perl (exiftool) sets capture times and reads the written GPS tags back. python3-venv: the Python

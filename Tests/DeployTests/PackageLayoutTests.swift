@@ -62,8 +62,6 @@ struct PackageLayoutTests {
         let folders = try Self.folders()
         #expect(executables.count >= 8 && folders.count >= 40, "found \(executables.sorted()) and \(folders.count) folders")
         for (name, path) in folders.sorted(by: { $0.key < $1.key }) {
-            // Moved by the thin-command-line change.
-            if path.hasPrefix("Services/custodian") { continue }
             if executables.contains(name) {
                 #expect(path == "Services/\(name)/Main", "the executable \(name) lives in \(path)")
             } else {
@@ -137,36 +135,5 @@ struct PackageLayoutTests {
         // The command line links only its library.
         let linked = try #require(try Self.targets().first { $0.name == "custodian" }).dependencies
         #expect(linked == ["CustodianCommands"], "the custodian executable links \(linked)")
-    }
-
-    /// Folders whose names are not yet their targets' names, each with its folder; renamed in the module split.
-    static let foldersNotYetNamedAfterTheirTarget: [String: String] = [
-        "CustodianRPC": "Shared/RPC",
-        "CustodianContracts": "Shared/Contracts",
-        "CustodianSecurity": "Shared/Security",
-        "CustodianSodium": "Shared/Sodium",
-        "CustodianVault": "Shared/Vault",
-        "CustodianLoad": "Shared/LoadGenerator",
-        "CustodianJWT": "Shared/JWT",
-        "CustodianGeotag": "Shared/Geotag",
-        "CustodianLemon": "Shared/Lemon",
-        "CustodianProcess": "Shared/Process",
-        "CustodianRuntime": "Shared/Runtime",
-        "CustodianLocalPostgres": "Shared/LocalPostgres",
-        "CustodianQR": "Shared/QR",
-        "ServiceTestSupport": "Tests/Support",
-    ]
-
-    /// A module's folder is named after its target, so that an `import` leads to its folder and a folder to its import.
-    @Test func libraryFoldersAreNamedAfterTheirTargets() throws {
-        let libraries = try Self.declarations().filter { $0.kind == "target" || $0.kind == "systemLibrary" }
-        #expect(libraries.count >= 25, "found \(libraries.map(\.name))")
-        for library in libraries where Self.foldersNotYetNamedAfterTheirTarget[library.name] == nil {
-            #expect(library.path.split(separator: "/").last.map(String.init) == library.name, "\(library.name) is in \(library.path)")
-        }
-        // A folder renamed (or a target gone) leaves the list, so that it only shrinks.
-        for (name, folder) in Self.foldersNotYetNamedAfterTheirTarget {
-            #expect(libraries.contains { $0.name == name && $0.path == folder }, "\(name) is no longer in \(folder): take it off the list")
-        }
     }
 }

@@ -73,8 +73,9 @@ extension PlatformTests {
             #expect(consumers.contains(["consumer_key": key, "name": "DSLR Geotag (Android)", "created_at": body["created_at"] as! String]))
 
             // Sealed, never in clear; its hash beside it.
-            let stored = try platform.sql("SELECT position('\(secret)' in encode(secret_sealed, 'escape')), encode(secret_sha256, 'hex') FROM routes.consumers WHERE consumer_key = '\(key)'")
-            #expect(stored == "0|" + SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined())
+            #expect(try platform.rows(of: "routes.consumers", holding: secret, in: "secret_sealed") == 0)
+            let hash = try platform.sql("SELECT encode(secret_sha256, 'hex') FROM routes.consumers WHERE consumer_key = '\(key)'")
+            #expect(hash == SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined())
 
             let unnamed = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": " "}"#, admin: true)
             #expect(unnamed.status == 422)

@@ -33,7 +33,7 @@ extension PlatformTests {
             #expect(key.allSatisfy { "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$%".contains($0) })
             #expect(zip(key, key.dropFirst()).allSatisfy { $0 != $1 }, "no character repeats the one before (thesis 4.8.3)")
             // The key is kept sealed, never in clear.
-            #expect(try platform.sql("SELECT position('\(key)' in encode(key_sealed, 'escape')) FROM devices.opensense_devices WHERE device_id = '\(deviceID)'") == "0")
+            #expect(try platform.rows(of: "devices.opensense_devices", holding: key, in: "key_sealed") == 0)
 
             let again = try await Self.post("/register", [("device_id", deviceID)])
             #expect(again.status == 409)

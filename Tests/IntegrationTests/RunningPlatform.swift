@@ -163,9 +163,24 @@ final class RunningPlatform: Sendable {
         try run(Self.postgresTool("psql"), [try adminDatabaseURL, "-At", "-c", statement]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// How many rows of `table` hold `plaintext`'s UTF-8 bytes anywhere in their bytea `column`. Compared as bytes: a
+    /// bytea as text (`column::text`) is `\x` and hex, in which no plaintext is ever found.
+    func rows(of table: String, holding plaintext: String, in column: String) throws -> Int {
+        let literal = plaintext.replacingOccurrences(of: "'", with: "''")
+        let count = try sql("SELECT count(*) FROM \(table) WHERE position(convert_to('\(literal)', 'UTF8') in \(column)) > 0")
+        guard let rows = Int(count) else { throw PlatformError("psql answered '\(count)', not a count") }
+        return rows
+    }
+
     /// The whole database as `pg_dump` writes it: what someone who steals a backup has.
     func databaseDump() throws -> String {
         try run(Self.postgresTool("pg_dump"), ["--dbname=\(try adminDatabaseURL)", "--no-owner"])
+    }
+
+    /// The forms a secret takes in a dump: as text, and as the hex of its bytes, which is how a bytea column holding
+    /// them is dumped (`\x…`).
+    static func dumpForms(of secret: String) -> [String] {
+        [secret, Data(secret.utf8).map { String(format: "%02x", $0) }.joined()]
     }
 
     /// Stops the platform's PostgreSQL (fast shutdown: sessions are cut, as in a crash or a restart).

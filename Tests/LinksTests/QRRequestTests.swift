@@ -65,7 +65,7 @@ struct QRRequestTests {
         #expect(String(decoding: try #require(Data(base64Encoded: svg.body)), as: UTF8.self).hasPrefix("<?xml"))
     }
 
-    @Test func outOfRangeRPCValuesAndOversizeImagesAre400s() {
+    @Test func outOfRangeRPCValuesAndOversizeImagesAre400s() throws {
         #expect(throws: RPCError.badRequest("payload must not be empty", reason: "missing_data")) {
             try QRImages.render(QRRenderInput(payload: "", format: .png))
         }
@@ -81,12 +81,16 @@ struct QRRequestTests {
             reason: "payload_too_long")) {
             try QRImages.render(QRRenderInput(payload: tooLong, format: .png))
         }
-        // Version 40 (177 modules) plus margins of 4 at 32 pixels a module: 5920 pixels.
+        // Version 40 (177 modules) plus margins of 4 at 64 pixels a module: 11840 pixels, a 134 MiB image to deflate.
         let large = String(repeating: "x", count: 2953)
         #expect(throws: RPCError.badRequest(
-            "The PNG would be 5920 pixels wide (185 modules of 32 pixels); at most 4096 are allowed, so use a smaller module size or margin, or SVG",
+            "The PNG would be 11840 pixels wide (185 modules of 64 pixels); at most 8192 are allowed, so use a smaller module size or margin, or SVG",
             reason: "image_too_large")) {
-            try QRImages.render(QRRenderInput(payload: large, format: .png, errorCorrection: .L, moduleSize: 32))
+            try QRImages.render(QRRenderInput(payload: large, format: .png, errorCorrection: .L, moduleSize: 64))
         }
+        // At 32 pixels a module (5920 pixels), which stored deflate blocks could not keep small enough, it is a PNG.
+        let wide = try QRImages.render(QRRenderInput(payload: large, format: .png, errorCorrection: .L, moduleSize: 32))
+        #expect(wide.status == 200 && wide.headers["Content-Type"] == "image/png")
+        #expect(try DecodedPNG(try #require(Data(base64Encoded: wide.body))).side == 5920)
     }
 }

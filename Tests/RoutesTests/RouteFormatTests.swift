@@ -84,10 +84,10 @@ struct RouteFormatTests {
         #expect(try RouteSealer.open(second, key: Self.key) == tracks)
     }
 
-    @Test func tracksJSONIsChecked() {
+    @Test func tracksJSONIsChecked() throws {
         #expect(throws: (any Error).self) { try Tracks(json: Data("{}".utf8)) }
         #expect(throws: (any Error).self) { try Tracks(json: Data("[[[1,2,3,4]]]".utf8)) }
         #expect(throws: (any Error).self) { try Tracks(json: Data("[[[1,null,3,4,5]]]".utf8)) }
-        #expect((try? Tracks(json: Data("[[[1,2,null,4,5]]]".utf8)))?.tracks[0][0].altitude == nil)
+        #expect(try Tracks(json: Data("[[[1,2,null,4,5]]]".utf8)).tracks[0][0].altitude == nil)
     }
 }

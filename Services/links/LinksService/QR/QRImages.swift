@@ -7,9 +7,10 @@ import Foundation
 /// Turns a render request into the image's HTTP response, the one thing `links.qr.render` and the admin route
 /// share.
 enum QRImages {
-    /// A PNG made of stored deflate blocks is about pixels² / 8 bytes; 4096 pixels keeps it near 2 MiB, well
-    /// inside an RPC frame once base64-encoded. SVGs scale freely and have no such limit.
-    static let maximumPNGPixels = 4096
+    /// libpng takes the image at a byte a pixel before it deflates it: 8192 pixels a side is 64 MiB, which a links
+    /// replica (256 MiB in Deploy/k8s/links.yaml) holds once for each core at a time. The file itself is small (about
+    /// 160 KB for the largest symbol at the largest size allowed). SVGs scale freely and have no limit.
+    static let maximumPNGPixels = 8192
 
     static func render(_ input: QRRenderInput) throws -> RawHTTPReply {
         try input.validate()
@@ -23,7 +24,11 @@ enum QRImages {
                         + "at most \(maximumPNGPixels) are allowed, so use a smaller module size or margin, or SVG",
                     reason: "image_too_large")
             }
-            return reply(PNGEncoder.encode(layout), contentType: "image/png")
+            do throws(PNGEncoderError) {
+                return reply(try PNGEncoder.encode(layout), contentType: "image/png")
+            } catch {
+                throw RPCError.internal(error.description)
+            }
         case .svg:
             return reply(Data(SVGRenderer.render(layout).utf8), contentType: "image/svg+xml")
         }

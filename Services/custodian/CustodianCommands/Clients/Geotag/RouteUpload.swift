@@ -79,8 +79,8 @@ struct RouteCommand: AsyncParsableCommand {
             // The route is stored whatever happens to the PNG: the code is still drawn below, and the error comes last.
             var pngProblem: CLIError?
             if let qrPng {
-                let png = PNGEncoder.encode(QRLayout(code: code, moduleSize: Self.pngModuleSize, margin: 4))
                 do {
+                    let png = try PNGEncoder.encode(QRLayout(code: code, moduleSize: Self.pngModuleSize, margin: 4))
                     try Files.create(Array(png), at: qrPng, mode: 0o644, exclusive: false)
                     print("qr_png         \(qrPng)")
                 } catch {
