@@ -1,3 +1,4 @@
+import CustodianSecurity
 import Foundation
 
 /// `a=1&b=x+y&b=z` as HTML forms, query strings and curl's `--data-urlencode` write it: parts split at `&`, a name
@@ -75,21 +76,12 @@ enum URLEncodedForm {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = next().flatMap(hexValue), let low = next().flatMap(hexValue) else { return nil }
+                guard let high = next().flatMap(Hex.digitValue), let low = next().flatMap(Hex.digitValue) else { return nil }
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
