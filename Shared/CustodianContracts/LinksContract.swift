@@ -105,7 +105,7 @@ public struct QRRenderInput: Codable, Sendable, Equatable {
     }
 }
 
-/// A printable sheet of QR labels (seed 004, B5: a label on the back of each device): an HTML page of A4
+/// A printable sheet of QR labels (docs/admin.md, "Device labels": a label on the back of each device): an HTML page of A4
 /// pages, twelve 60 × 66 mm labels each, every label a QR code in SVG with its caption below.
 public struct LabelSheetInput: Codable, Sendable {
     public struct Label: Codable, Sendable {

@@ -2,9 +2,9 @@ import Crypto
 import CustodianSecurity
 import Foundation
 
-/// The nonce the app draws for one route recording (SRR-11): 16 bytes from the system CSPRNG, written as
-/// 32 upper-case hex digits so that the QR text stays within the QR alphanumeric character set (SRR-12:
-/// alphanumeric QR code, level Q). It salts the route's key and names the route for look-ups.
+/// The nonce the app draws for one route recording (docs/geotag.md, "Route format"): 16 bytes from the system
+/// CSPRNG, written as 32 upper-case hex digits so that the QR text stays within the QR alphanumeric character set
+/// (the app shows an alphanumeric QR code, level Q). It salts the route's key and names the route for look-ups.
 public struct RouteNonce: Sendable, Hashable, CustomStringConvertible {
     public static let byteCount = 16
     public let bytes: Data
@@ -42,7 +42,7 @@ public struct RouteNonce: Sendable, Hashable, CustomStringConvertible {
     static let lookupDomain = "custodian-route-lookup"
 }
 
-/// The text of the QR code the app shows while it records (SRR-12): `<unix time>-<nonce>`, the time in whole
+/// The text of the QR code the app shows while it records (docs/geotag.md, "Route format"): `<unix time>-<nonce>`, the time in whole
 /// seconds (UTC) when the code was drawn, e.g. `1564650590-3F2A9C01D4E5B6A7980112233445566F`.
 public struct RouteQRText: Sendable, Hashable, CustomStringConvertible {
     public var time: Int64

@@ -20,7 +20,7 @@ public struct Fix: Sendable, Equatable {
 }
 
 /// A route: one or more tracks in chronological order, each a series of fixes between a start and a
-/// pause or stop of the recording (SRR-05). Its JSON is the plaintext of the encrypted route.
+/// pause or stop of the recording (docs/geotag.md, "Route format"). Its JSON is the plaintext of the encrypted route.
 public struct Tracks: Sendable, Equatable {
     public var tracks: [[Fix]]
 

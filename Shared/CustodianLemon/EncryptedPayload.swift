@@ -3,8 +3,8 @@ import CryptoExtras
 import Foundation
 
 /// A request or response body of the tracing API after the handshake:
-/// `base64(IV(16) ‖ AES-256-CBC-PKCS#7(plaintext) ‖ HMAC-SHA256(IV ‖ ciphertext)(32))` (seed 003, "Encryption
-/// Considerations"; docs/lemon.md). The MAC is checked, in constant time, before anything is decrypted.
+/// `base64(IV(16) ‖ AES-256-CBC-PKCS#7(plaintext) ‖ HMAC-SHA256(IV ‖ ciphertext)(32))` (docs/lemon.md,
+/// "End-to-end payloads"). The MAC is checked, in constant time, before anything is decrypted.
 public struct EncryptedPayload: Sendable, Equatable {
     public let iv: [UInt8]
     public let ciphertext: [UInt8]

@@ -2,7 +2,7 @@ import Crypto
 import CustodianSodium
 import Foundation
 
-/// An encrypted OwnYourData record (seed 000, "Encrypting data"): libsodium `crypto_box_easy` of the JSON
+/// An encrypted OwnYourData record (docs/vault.md, "Record format"): libsodium `crypto_box_easy` of the JSON
 /// message, from the fixed sender secret key SHA-256("auth") to the repo's public key, with a random
 /// 24-byte nonce; `value` and `nonce` in hex, `"version": "0.4"`.
 public struct OYDRecord: Codable, Sendable, Equatable {

@@ -3,7 +3,7 @@ import CustodianGeotag
 import CustodianSecurity
 import Foundation
 
-/// The route encryption the app performs before upload (SRR-18), version 1 (docs/geotag.md, "Route format"):
+/// The route encryption the app performs before upload, version 1 (docs/geotag.md, "Route format"):
 ///
 ///     key  = Argon2id v1.3 (passphrase, salt = the 16 nonce bytes, opslimit 2, memlimit 64 MiB) → 32 bytes
 ///     blob = 0x01 ‖ n (24 random bytes) ‖ XChaCha20-Poly1305(key, n, ad = 0x01 ‖ n, tracks JSON) ‖ tag (16)
@@ -61,7 +61,7 @@ public enum RouteSealer {
     }
 
     /// The passphrase as the key is derived from it: as the app's user typed it, less leading and trailing
-    /// white space (SCO-07), in Unicode NFC so that the same words typed on different keyboards agree.
+    /// white space (as the app trims it; docs/geotag.md, "Route format"), in Unicode NFC so that the same words typed on different keyboards agree.
     public static func normalised(_ passphrase: String) -> String {
         passphrase.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
     }

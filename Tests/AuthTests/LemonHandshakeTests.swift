@@ -11,7 +11,7 @@ import ServiceTestSupport
 import Testing
 
 /// The tracing app's handshake (`POST /api/v1/devices`, docs/lemon.md) as the auth service answers it: its
-/// refusals with the document's messages, the lockout after failed authentications, and the sweep of old sessions.
+/// refusals with the messages docs/lemon.md lists, the lockout after failed authentications, and the sweep of old sessions.
 @Suite("auth: the tracing app's handshake")
 struct LemonHandshakeTests {
     static func body(_ fields: [String: String]) -> HTTPInput {

@@ -9,7 +9,7 @@ import PostgresNIO
 import ServiceTestSupport
 import Testing
 
-/// Twomes measurement uploads (seed 004, E9) as the devices service stores them, called as the gateway would with
+/// Twomes measurement uploads (docs/twomes.md, "Measurement uploads") as the devices service stores them, called as the gateway would with
 /// the device's session token: a retried upload stores nothing twice, a refused one stores nothing at all, and
 /// times in each form a device sends land where they belong.
 @Suite("devices: measurement uploads")

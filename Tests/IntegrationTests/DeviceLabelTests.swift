@@ -3,7 +3,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// Device labels (seed 004, B4–B5): the QR code a researcher sticks on the back of a prepared device.
+    /// Device labels (docs/admin.md, "Device labels"): the QR code a researcher sticks on the back of a prepared device.
     @Suite("Device labels")
     struct DeviceLabels {
         static func register(_ name: String, token: String) async throws {

@@ -6,7 +6,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// The geotag route store (seed 002) through the gateway: API consumers, signed requests, routes.
+    /// The geotag route store (docs/geotag.md) through the gateway: API consumers, signed requests, routes.
     /// Serialized: the 1 MiB uploads and Argon2id are heavy for a small machine that runs every suite at once.
     @Suite("Geotag routes: signed requests → routes → PostgreSQL", .serialized)
     struct Geotag {
@@ -118,7 +118,7 @@ extension PlatformTests {
             }
             #expect(try platform.sql("SELECT count(*) FROM routes.routes WHERE route_id = '\(routeID)' AND lookup_id = '\(nonce.lookupID)'") == "1")
 
-            // Only the app that stored it deletes it (SRD-04); then it is gone.
+            // Only the app that stored it deletes it (docs/geotag.md, "Fetching and deleting"); then it is gone.
             let refused = try await Self.signed(.DELETE, "/route/\(routeID)", by: desktop)
             #expect(refused.status == 403)
             #expect(refused.text == #"{"error":"not_route_owner","message":"Only the API consumer that stored this route may delete it"}"# + "\n")

@@ -8,7 +8,7 @@ import Testing
 @Suite(.runningPlatform)
 struct LemonPlaintextFuzzTests {
     /// The tracing app's sealed routes carry bodies no outside fuzzer can make, so this suite makes them: plaintexts
-    /// grown from the document's valid ones by random changes (fields dropped, added, retyped; strings, numbers and
+    /// grown from valid ones (as docs/lemon.md shows them) by random changes (fields dropped, added, retyped; strings, numbers and
     /// nesting at their extremes; text that is not JSON at all), each sealed with a real session's keys and sent
     /// through the gateway. Whatever the plaintext, the answer is the tracing API's envelope with a 2xx or 4xx —
     /// never a 5xx. A failure names the seed and the plaintext: `CUSTODIAN_FUZZ_SEED=<seed>` repeats the run.

@@ -7,7 +7,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// The LEMON tracing app (seed 003) through the gateway with the client library: handshake, end-to-end
+    /// The LEMON tracing app (docs/lemon.md) through the gateway with the client library: handshake, end-to-end
     /// encrypted calls to auth and statistics, lockout, revocation.
     @Suite("LEMON tracing app: handshake → auth, sealed payloads → statistics")
     struct Lemon {
@@ -78,7 +78,7 @@ extension PlatformTests {
             #expect(englishList.first { $0["key"] == "question_positive_symptom-1" }?["value"] == "Sore throat")
             #expect(list.first { $0["key"] == "question_positive_symptom-1" }?["value"] != "Sore throat")
 
-            // A submission (the document's Recovered example), retried: counted once.
+            // A submission (the LEMON API's Recovered example; docs/lemon.md, "POST /api/v1/submission/covid"), retried: counted once.
             let survey = Self.json(#"{"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267","Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}"#)
             let submitted = try await client.call(.POST, "/api/v1/submission/covid", body: survey, session: session)
             #expect(submitted.status == 201, "\(submitted.envelope.message ?? "")")
@@ -301,7 +301,7 @@ extension PlatformTests {
             #expect(try await post(#"{"pushToken":"push-token-plain"}"#).status == 400)
         }
 
-        /// Found by an app developer reading docs/lemon.md against the seed: each answer as the document says.
+        /// Found by an app developer checking docs/lemon.md against the original LEMON API: each answer as docs/lemon.md says.
         @Test func answersMatchTheDocumentForEdgeCases() async throws {
             let platform = try platform
             let client = try await Self.client()
@@ -316,7 +316,7 @@ extension PlatformTests {
             let fits = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(justUnder)"}"#), session: session)
             #expect(fits.status == 400 && fits.envelope.message == "Invalid message structure for specified status: unknown field 'Pad'", "\(fits.envelope.message ?? "")")
 
-            // Every token problem says "Missing or Invalid JWT", as the seed does.
+            // Every token problem says "Missing or Invalid JWT", as the LEMON API did (docs/lemon.md, "End-to-end payloads").
             for (headers, message) in [
                 ([(String, String)](), "Missing or Invalid JWT"),
                 ([("Authorization", "Basic YTpi")], "Missing or Invalid JWT: Authorization must be a Bearer token"),

@@ -4,7 +4,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// The OpenSense app's cycle (seed 001, 3.4): register, fetch the configuration, upload batches.
+    /// The OpenSense app's cycle (docs/opensense.md): register, fetch the configuration, upload batches.
     @Suite("OpenSense register, config and upload")
     struct OpenSense {
         static func form(_ fields: [(String, String)]) -> Data {

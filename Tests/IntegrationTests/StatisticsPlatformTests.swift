@@ -6,7 +6,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// The LEMON tracing app's statistics (seed 003). The app routes need the JWT of a device handshake that
+    /// The LEMON tracing app's statistics (docs/lemon.md). The app routes need the JWT of a device handshake that
     /// `auth` does not issue yet, so the app's methods are called over RPC with the principal the gateway
     /// would set; the admin routes go through the gateway. Serialized: the tests count and sum shared tables.
     @Suite("LEMON statistics", .serialized)
@@ -65,7 +65,7 @@ extension PlatformTests {
             for path in ["/api/v1/symptoms", "/api/v1/statistics/covid/google?countries=ZA", "/api/v1/countries", "/api/v1/languages"] {
                 let reply = try await platform.request(.GET, path)
                 #expect(reply.status == 401)
-                // The seed's wording for every token problem.
+                // The LEMON API's wording for every token problem (docs/lemon.md, "End-to-end payloads").
                 #expect(reply.text == #"{"data":null,"meta":{"code":401,"message":"Missing or Invalid JWT","success":false}}"# + "\n")
             }
             #expect(try await platform.request(.POST, "/api/v1/submission/covid", json: "{}").status == 401)
@@ -244,7 +244,7 @@ extension PlatformTests {
 
         @Test func statisticsPerCountrySeveralAndGlobal() async throws {
             let south = try await Self.call("statistics.covid.get", query: ["countries": ["ZA"]])
-            // The sample custodian up imports; the document's figures for 2020-05-17.
+            // The sample custodian up imports; the LEMON API example's figures for 2020-05-17 (docs/lemon.md).
             #expect(south["CountryName"] == "South Africa")
             #expect(south["ContractedCount"] == 16433)
             #expect(south["DeathCount"] == 286)

@@ -3,7 +3,8 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// Seed 004 phases A–E, as the researcher, the WarmteWachter app and the device firmware go through them.
+    /// Phases A–E, as the researcher, the WarmteWachter app and the device firmware go through them; the step labels
+    /// below (C7, D5, E9, …) are those of docs/twomes.md, "Provisioning steps".
     @Suite("Twomes provisioning, phases A to E")
     struct TwomesProvisioning {
         /// A device name no other test uses.

@@ -3,7 +3,7 @@ import NIOHTTP1
 import Testing
 
 extension PlatformTests {
-    /// The OwnYourData data vault through the gateway (seed 000, APIs), as the app and its modules use it.
+    /// The OwnYourData data vault through the gateway (docs/vault.md), as the app and its modules use it.
     @Suite("OwnYourData data vault")
     struct Vault {
         struct Account {

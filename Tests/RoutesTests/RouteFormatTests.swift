@@ -57,7 +57,7 @@ struct RouteFormatTests {
             Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 6, time: 1_764_000_005),
         ]]))
         #expect(String(decoding: try tracks.json(), as: UTF8.self) == Self.plaintext)
-        // Leading and trailing white space is not part of the passphrase (SCO-07).
+        // Leading and trailing white space is not part of the passphrase (docs/geotag.md, "Route format").
         #expect(try RouteSealer.open(blob, passphrase: "  \(Self.passphrase)\n", nonce: Self.nonce) == tracks)
     }
 

@@ -5,7 +5,7 @@ import Testing
 struct ActivationLinkTests {
     @Test func theTwomesLinkCarriesTheURLEncodedToken() throws {
         let links = try ActivationLinks()
-        // Seed 004, step A3: the token goes URL-encoded into the `link` parameter.
+        // Step A3 (docs/twomes.md, "firebase_url"): the token goes URL-encoded into the `link` parameter.
         #expect(try links.url(token: "a/b+c=d") ==
             "https://energietransitiewindesheim.page.link/?link=https%3A%2F%2Faccount%2Fa%2Fb%2Bc%3Dd"
             + "&apn=nl.windesheim.energietransitie.warmtewachter&ibi=nl.windesheim.energietransitie.warmtewachter&isi=1563201993&efr=1")

@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// `POST /oauth/token` of the data vault (seed 000, Login): the password grant for users and the
+/// `POST /oauth/token` of the data vault (docs/vault.md, "`POST /oauth/token`: logging in"): the password grant for users and the
 /// client-credentials grant for modules, both answered with a bearer access token valid for 7200 s.
 /// Failed logins for one email are slowed down and then refused for a while (``PasswordThrottle``).
 struct OAuthTokens: Sendable {

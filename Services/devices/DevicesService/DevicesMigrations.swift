@@ -107,12 +107,12 @@ enum DevicesMigrations {
                 document jsonb NOT NULL,
                 created_at timestamptz NOT NULL DEFAULT now())
             """,
-            // Listing 3.1 of the thesis, the configuration every app starts from.
+            // The thesis' default configuration, which every app starts from (docs/opensense.md, "GET /config").
             """
             INSERT INTO devices.opensense_configs (document) VALUES ('{"name": "defaultconfig", "version": 1, "dataUploadOnWifiOnly": true, "baseUrl": "http://data.opensense.org", "configUpdatePeriod": 21600, "dataArchivePeriod": 300, "dataUploadPeriod": 7200, "maxDataFileSizeKb": 1024, "dataRequests": {"dk.dtu.imm.sensible.battery": [{"interval": -1}]}}')
             """,
         ]),
-        // The label on a device carries its activation token (seed 004, B4), so the token is kept sealed
+        // The label on a device carries its activation token (docs/admin.md, "Device labels"), so the token is kept sealed
         // with the deployment's key, besides its hash for look-ups.
         Migration(4, "sealed device activation tokens", [
             "ALTER TABLE devices.devices ADD COLUMN activation_token_sealed bytea",

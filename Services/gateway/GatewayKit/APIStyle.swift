@@ -52,7 +52,7 @@ public enum APIStyle: String, Sendable, CaseIterable {
         case .oyd:
             GatewayError(status: .unauthorized, reason: "invalid_token", message: "The access token is missing", style: self)
         case .lemon:
-            // The tracing API's one wording for every token problem (seed 003), details after a colon.
+            // The tracing API's one wording for every token problem (docs/lemon.md, "End-to-end payloads"), details after a colon.
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Missing or Invalid JWT", style: self)
         default:
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authentication required", style: self)

@@ -8,7 +8,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The tracing API's end-to-end encryption (seed 003; docs/lemon.md): after the token is verified, the body is
+/// The tracing API's end-to-end encryption (docs/lemon.md, "End-to-end payloads"): after the token is verified, the body is
 /// checked (MAC first, in constant time) and decrypted with the session's keys, its IV admitted once by `auth`,
 /// and the service's answer — success or error — sealed with the same keys. Requests that fail before the
 /// session is established or before the payload is proven get a plaintext envelope, as the app could not

@@ -132,7 +132,7 @@ public enum RouteTable {
 
     public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics
 
-    /// The LEMON tracing app's API (seed 003): the handshake in the clear, everything after it end-to-end
+    /// The LEMON tracing app's API: the handshake in the clear, everything after it end-to-end
     /// encrypted with the session's keys (docs/lemon.md).
     static let lemon: [Route] = {
         func app(_ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, JSONValue>, success: HTTPResponse.Status = .ok,
@@ -155,7 +155,7 @@ public enum RouteTable {
         ]
     }()
 
-    /// The OwnYourData data vault (seed 000) and its administration.
+    /// The OwnYourData data vault and its administration (docs/vault.md).
     static let vault: [Route] = [
         // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
         Route(.post, "/oauth/token", AuthMethods.oauthToken, auth: .none, style: .oyd, forwardedHeaders: [.authorization],
@@ -175,7 +175,7 @@ public enum RouteTable {
         Route(.get, "/admin/v1/vault/modules/{module_id}/qr", VaultMethods.adminModuleQR, auth: .admin, style: .admin),
     ]
 
-    /// The OpenSense framework's backend (seed 001, 3.4) and its researcher routes.
+    /// The OpenSense framework's backend (docs/opensense.md) and its researcher routes (docs/admin.md, "OpenSense").
     static let openSense: [Route] = [
         Route(.post, "/register", DevicesMethods.opensenseRegister, auth: .none, style: .opensense, acceptsFormBodies: true,
               rateClass: .credential),
@@ -187,7 +187,7 @@ public enum RouteTable {
         Route(.get, "/admin/v1/opensense/batches", DevicesMethods.opensenseExport, auth: .admin, style: .admin),
     ]
 
-    /// Twomes provisioning (seed 004), and the researcher's view of it.
+    /// Twomes provisioning (docs/twomes.md), and the researcher's view of it (docs/admin.md, "Researcher routes").
     static let twomes: [Route] = [
         Route(.post, "/account", DevicesMethods.accountCreate, auth: .admin, style: .twomes),
         Route(.post, "/account/activate", DevicesMethods.accountActivate, auth: .none, style: .twomes, rateClass: .credential),
@@ -218,7 +218,7 @@ public enum RouteTable {
               forwardedHeaders: [.userAgent]),
     ]
 
-    /// The geotagging route store (seed 002) and its API consumers (docs/geotag.md).
+    /// The geotagging route store and its API consumers (docs/geotag.md).
     static let geotag: [Route] = [
         // Bare base64 or JSON, up to the base64 of a 1 MiB route with line breaks every 76 characters.
         Route(.post, "/route", RoutesMethods.routeStore, auth: .signature, style: .geotag, success: .created,

@@ -2,7 +2,7 @@ import CustodianRPC
 import Foundation
 
 /// Builds the links that carry an activation token to an app, from named URL templates. The Twomes app read its
-/// account token from a Firebase Dynamic Link (seed 004, step A3), the template `twomes-account`; Firebase Dynamic
+/// account token from a Firebase Dynamic Link (docs/twomes.md, "firebase_url"), the template `twomes-account`; Firebase Dynamic
 /// Links stopped resolving on 2025-08-25, so accounts get this platform's own short link by default
 /// (`twomes-short-link`: `<public base URL>/l/<code>`, which sends a phone to ``twomesAppTemplate``). A deployment
 /// names further templates and picks one per use.

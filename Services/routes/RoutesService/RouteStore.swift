@@ -6,12 +6,12 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The geotag route store (seed 002, "RESTful API"): encrypted routes the server cannot read, stored by
-/// the consumer that signed the upload, fetched by route id or lookup id, deleted by their owner (SRD-04).
+/// The geotag route store (docs/geotag.md): encrypted routes the server cannot read, stored by
+/// the consumer that signed the upload, fetched by route id or lookup id, deleted by their owner (docs/geotag.md, "Fetching and deleting").
 struct RouteStore: Sendable {
     let database: Database
 
-    /// `creation_time` is an integer, Unix seconds, as the seed's "Store Route" answer has it.
+    /// `creation_time` is an integer, Unix seconds, as the original route store answered it (docs/geotag.md, "Storing a route: `POST /route`").
     struct StoredRoute: Codable, Sendable, Equatable {
         var route_id: String
         var creation_time: Int64

@@ -7,7 +7,7 @@ import Foundation
 
 /// The body of `POST /route`, in either of the two forms docs/geotag.md describes:
 ///
-/// - the app's (seed 002, "Store Route"): the body is the base64 of the encrypted route, whatever its
+/// - the app's: the body is the base64 of the encrypted route, whatever its
 ///   Content-Type; the lookup id, if any, in the query (`?lookup_id=…`, covered by the signature);
 /// - JSON: `{"route": "<base64>", "lookup_id": "<64 hex digits>"}`, `lookup_id` optional.
 ///

@@ -4,7 +4,7 @@ import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 
-/// Geotag routes (seed 002): API consumers and their signed requests, and the encrypted route store.
+/// Geotag routes (docs/geotag.md): API consumers and their signed requests, and the encrypted route store.
 public enum RoutesService {
     public static let migrations = RoutesMigrations.all
 

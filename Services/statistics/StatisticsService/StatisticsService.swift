@@ -3,7 +3,7 @@ import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 
-/// The LEMON tracing app's statistics (seed 003): symptoms, countries and languages, survey submissions,
+/// The LEMON tracing app's statistics: symptoms, countries and languages, survey submissions,
 /// COVID-19 figures and their imports, and researchers' counts and exports (docs/lemon.md, docs/admin.md).
 public enum StatisticsService {
     public static let migrations = StatisticsMigrations.all

@@ -36,7 +36,8 @@ struct Items: Sendable {
         let repo = try await repos.access(input, context: context, need: .write, createIfMissing: true)
 
         // Every record is checked first; the good ones are stored in one statement, the others answered with
-        // their problem (the good ones are written all the same, as the document's batch answers show).
+        // their problem (the good ones are written all the same, as OwnYourData's batch answers show; docs/vault.md,
+        // "`POST /api/repos/{identifier}/items`: writing records").
         var checked: [Result<Checked, RPCError>] = []
         for record in records {
             do {

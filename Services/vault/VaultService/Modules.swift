@@ -149,7 +149,7 @@ struct Modules: Sendable {
         return nil
     }
 
-    /// `GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code (seed 000, Login screen 2a).
+    /// `GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code (docs/vault.md).
     func loginQR(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
         guard let moduleID = input.path["module_id"].flatMap(Int64.init) else { throw RPCError.notFound("No such module", reason: "not_found") }
         let rows = try await database.query("SELECT uid, secret_sealed FROM vault.modules WHERE id = \(moduleID)", logger: context.logger)

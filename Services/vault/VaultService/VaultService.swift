@@ -4,7 +4,7 @@ import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
 
-/// The OwnYourData data vault (seed 000): users' key pairs, modules, repos with X25519 key pairs, and items.
+/// The OwnYourData data vault (docs/vault.md): users' key pairs, modules, repos with X25519 key pairs, and items.
 /// Logins (passwords, OAuth tokens) belong to `auth`, which asks the vault about module credentials.
 public enum VaultService {
     public static let definition = ServiceDefinition(name: "vault", migrations: VaultMigrations.all, calls: ["links"]) { environment in

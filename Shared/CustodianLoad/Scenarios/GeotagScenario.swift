@@ -3,7 +3,7 @@ import Foundation
 import GeotagClient
 import Synchronization
 
-/// The geotagging app (seed 002): API consumers created by an admin before the clock; then routes sealed with
+/// The geotagging app (docs/geotag.md): API consumers created by an admin before the clock; then routes sealed with
 /// XChaCha20-Poly1305 and stored with signed requests (half the operations), fetched (four in ten) and deleted by
 /// their owner (one in ten). Every route stored and not deleted is fetched back at the end.
 ///

@@ -2,7 +2,7 @@ import CustodianLemon
 import Foundation
 import LemonClient
 
-/// The LEMON tracing app (seed 003): apps registered through the handshake before the clock; then the symptoms
+/// The LEMON tracing app (docs/lemon.md): apps registered through the handshake before the clock; then the symptoms
 /// fetched (one in three) and surveys submitted, sealed end to end with the session's keys as the app seals
 /// them. Each survey has a test date of its own; read back through the researcher's submission export.
 struct LemonScenario: Scenario {

@@ -3,7 +3,7 @@ import CustodianSecurity
 import Foundation
 import Synchronization
 
-/// The OpenSense app (seed 001): devices registered before the clock; then the configuration fetched (one in five)
+/// The OpenSense app (docs/opensense.md): devices registered before the clock; then the configuration fetched (one in five)
 /// and batches uploaded as the app does, form-encoded with the MD5 of the data. Read back through the researcher's
 /// batch export.
 struct OpenSenseScenario: Scenario {

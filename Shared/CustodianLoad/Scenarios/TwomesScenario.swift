@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Twomes devices (seed 004): accounts created by a researcher and activated in the app, devices registered with a
+/// Twomes devices (docs/twomes.md): accounts created by a researcher and activated in the app, devices registered with a
 /// server-chosen token, attached and activated; then heartbeat uploads (nine in ten) and fixed-interval uploads of
 /// ten measurements, each at times of its own. Read back through the researcher's measurement export.
 struct TwomesScenario: Scenario {
@@ -46,13 +46,14 @@ struct TwomesScenario: Scenario {
         return TwomesScenario(devices: devices, shape: shape)
     }
 
-    /// Phases A–E of the seed, as the researcher, the app and the device make them.
+    /// Phases A–E (docs/twomes.md, "Provisioning steps"), as the researcher, the app and the device make them.
     static func provision(_ client: LoadClient) async throws -> Device {
         let account = try await client.setupJSON("POST /account", .POST, "/account", json: "{}", admin: true)
         guard let activation = account["activation_token"] as? String else { throw SetupError("POST /account gave no activation token") }
         let session = try await client.setupJSON("POST /account/activate", .POST, "/account/activate", json: #"{"activation_token":"\#(activation)"}"#)
         guard let accountSession = session["session_token"] as? String else { throw SetupError("POST /account/activate gave no session") }
-        // The seed's names leave room for 16.7 million devices: a load that makes thousands meets one in use now and then.
+        // Twomes device names (`TWOMES-` and six hex digits) leave room for 16.7 million devices: a load that makes
+        // thousands meets one in use now and then.
         var created: (name: String, device: [String: Any])?
         for _ in 0..<8 where created == nil {
             let name = "TWOMES-" + String(format: "%06X", Int.random(in: 0..<0x1000000))

@@ -1,7 +1,7 @@
 import CustodianVault
 import Foundation
 
-/// The OwnYourData app (seed 000): users with a repo, logged in before the clock; then the repo's public key
+/// The OwnYourData app (docs/vault.md): users with a repo, logged in before the clock; then the repo's public key
 /// fetched, the newest items read, and (half the time) a batch of ten records sealed with the repo key as the
 /// app seals them. Read back through the items API, by nonce.
 struct VaultScenario: Scenario {

@@ -195,7 +195,7 @@ struct Handshake: Sendable {
     }
 }
 
-/// The handshake's answer, in the document's field names.
+/// The handshake's answer, in the field names docs/lemon.md gives.
 struct HandshakeResponse: Codable, Sendable {
     var accessToken: String
     var accessTokenExpiry: String

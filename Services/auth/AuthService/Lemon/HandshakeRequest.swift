@@ -3,8 +3,8 @@ import CustodianLemon
 import CustodianRPC
 import Foundation
 
-/// `POST /api/v1/devices` as an app sends it, checked for form before any key is touched (seed 003,
-/// "Device Authentication"). Keys match case-insensitively: the apps write `AppId`, others `appId`.
+/// `POST /api/v1/devices` as an app sends it, checked for form before any key is touched (docs/lemon.md,
+/// "The handshake: `POST /api/v1/devices`"). Keys match case-insensitively: the apps write `AppId`, others `appId`.
 struct HandshakeRequest {
     var appId: String
     var publicKey: String?
@@ -63,7 +63,7 @@ struct HandshakeRequest {
         (8...maximumAppIdLength).contains(value.utf8.count) && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    /// IOS or Android, in the spelling the document gives; other casings are read as those.
+    /// IOS or Android, in the spelling docs/lemon.md gives; other casings are read as those.
     static func operatingSystem(_ value: String) -> String? {
         switch value.lowercased() {
         case "ios": "IOS"

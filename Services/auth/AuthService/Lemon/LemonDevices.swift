@@ -8,7 +8,7 @@ import Logging
 import PostgresNIO
 
 /// What an app does to its own registration: delete itself (and everything it submitted), deactivate itself,
-/// set or clear its push token (seed 003). The app is the principal of the verified token.
+/// set or clear its push token (docs/lemon.md, "Device routes"). The app is the principal of the verified token.
 struct LemonDevices: Sendable {
     let database: Database
     let services: RPCClient

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The data vault's test environment (seed 000, "Test Environment"), loaded through the admin API on a new
+/// A copy of OwnYourData's test environment (docs/vault.md, "Demo data"), loaded through the admin API on a new
 /// data directory: the two users, the Location module for User A and its `oyd.location` repo; and the LEMON
 /// statistics' sample COVID-19 figures.
 struct DemoData {

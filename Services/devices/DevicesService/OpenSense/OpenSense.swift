@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The OpenSense framework's backend (thesis 3.4, 4.8): device registration with a server-generated storage
+/// The OpenSense framework's backend (docs/opensense.md): device registration with a server-generated storage
 /// key, the remote configuration, and integrity-checked uploads of probe batches.
 struct OpenSense: Sendable {
     let database: Database
@@ -30,7 +30,7 @@ struct OpenSense: Sendable {
             ON CONFLICT (device_id) DO NOTHING RETURNING id
             """, logger: context.logger)
         for try await _ in rows.decode(Int64.self) { return RegisterResult(key: key) }
-        // The thesis: the key cannot be retrieved again from the server.
+        // As in the thesis' server: the key cannot be retrieved again (docs/opensense.md, "POST /register").
         throw RPCError(.conflict, reason: "device_already_registered", message: "Device already registered")
     }
 
@@ -46,7 +46,7 @@ struct OpenSense: Sendable {
         throw RPCError.internal("no OpenSense configuration is stored")
     }
 
-    /// POST /upload: checks the parameters in the thesis' order and the MD5 of `data`, then stores each batch.
+    /// POST /upload: checks the parameters in the thesis' order (docs/opensense.md, "Errors") and the MD5 of `data`, then stores each batch.
     /// A retry of the same upload (same device, same hash) answers ok and stores nothing again.
     func upload(_ input: HTTPInput, context: CallContext) async throws -> UploadResult {
         let fields = input.body.isNull ? [:] : (input.body.objectFields ?? [:])

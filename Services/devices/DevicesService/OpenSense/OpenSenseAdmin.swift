@@ -73,7 +73,7 @@ struct OpenSenseAdmin: Sendable {
     static func iso(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
 }
 
-/// The configuration document of listing 3.1: only its keys, each of its type.
+/// The configuration document the thesis defines (docs/opensense.md, "GET /config"): only its keys, each of its type.
 enum OpenSenseConfig {
     static func validated(_ body: JSONValue) throws -> [String: JSONValue] {
         guard case .object(let fields) = body else {

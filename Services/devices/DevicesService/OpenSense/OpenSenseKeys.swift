@@ -1,4 +1,4 @@
-/// The storage key an OpenSense app encrypts its local data with (thesis 4.8.3): 40 characters over the
+/// The storage key an OpenSense app encrypts its local data with (docs/opensense.md, "POST /register"): 40 characters over the
 /// thesis' alphabet, here drawn from the system CSPRNG (the thesis used Math.random), with its rule that no
 /// character repeats the one before.
 enum OpenSenseKeys {

@@ -3,7 +3,7 @@ import CustodianJSON
 import CustodianRPC
 import Foundation
 
-/// `POST /account` as the Twomes backend takes it (seed 004, phase A).
+/// `POST /account` as the Twomes backend takes it (docs/twomes.md, "POST /account").
 struct CreateAccountRequest: Decodable {
     var pseudonym: Int?
     var location: Location?
@@ -22,7 +22,7 @@ struct CreateAccountRequest: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pseudonym = try container.decodeIfPresent(LenientInteger.self, forKey: .pseudonym)?.value
         location = try container.decodeIfPresent(Location.self, forKey: .location)
-        // The backend calls it tz_name; the issue and the document say timezone. Both are accepted.
+        // The backend calls it tz_name; the provisioning steps say timezone. Both are accepted (docs/twomes.md, "POST /account").
         if let timezone = try container.decodeIfPresent(String.self, forKey: .timezone) {
             self.timezone = timezone
         } else {

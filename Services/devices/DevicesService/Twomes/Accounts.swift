@@ -13,7 +13,7 @@ struct Accounts: Sendable {
     let services: RPCClient
     let activationLifetime: Duration
     /// The links template the `firebase_url` is made from (`twomes-short-link`, this platform's own short link, by
-    /// default; `twomes-account` is the Firebase link of the seed).
+    /// default; `twomes-account` is the Twomes backend's Firebase link; docs/twomes.md, "firebase_url").
     let linkTemplate: String
 
     func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
@@ -73,8 +73,8 @@ struct Accounts: Sendable {
         throw RPCError(.conflict, reason: "no_free_pseudonym", message: "No free pseudonym is left")
     }
 
-    /// Step C4–C8: a new session token for the app; the activation token keeps working until the session
-    /// token is first used.
+    /// Steps C4–C8 (docs/twomes.md, "POST /account/activate"): a new session token for the app; the activation
+    /// token keeps working until the session token is first used.
     func activate(_ input: HTTPInput, context: CallContext) async throws -> AccountSession {
         let request = try input.decodeBody(as: ActivateRequest.self)
         let sessionToken = SecretToken.generate()

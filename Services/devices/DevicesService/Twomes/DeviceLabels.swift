@@ -7,7 +7,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The QR label of a prepared device (seed 004, B4–B5), one at a time as an image or as a printable sheet.
+/// The QR label of a prepared device (docs/admin.md, "Device labels"), one at a time as an image or as a printable sheet.
 /// The payload carries the device's activation token, so only admins get labels.
 struct DeviceLabels: Sendable {
     let database: Database

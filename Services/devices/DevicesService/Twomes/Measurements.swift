@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Measurement uploads from devices (seed 004, E9), variable- and fixed-interval.
+/// Measurement uploads from devices (docs/twomes.md, "Measurement uploads"), variable- and fixed-interval.
 struct Measurements: Sendable {
     let database: Database
     let sessions: Sessions

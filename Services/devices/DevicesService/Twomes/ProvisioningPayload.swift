@@ -1,6 +1,6 @@
-/// The text of a device's QR label (seed 004, B4), for Espressif's Unified Provisioning: the app reads the
-/// device name (BLE service name or SSID) and `pop`, the device's activation token. Written exactly as the
-/// document shows it (Python's `json.dumps` separators, non-ASCII escaped).
+/// The text of a device's QR label (docs/admin.md, "Device labels"), for Espressif's Unified Provisioning: the app
+/// reads the device name (BLE service name or SSID) and `pop`, the device's activation token. Written exactly as
+/// the Twomes backend wrote it (Python's `json.dumps` separators, non-ASCII escaped).
 enum ProvisioningPayload {
     enum Transport: String, Sendable {
         case ble, softap

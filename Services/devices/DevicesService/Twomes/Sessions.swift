@@ -20,7 +20,7 @@ struct Sessions: Sendable {
         var buildingID: Int64?
     }
 
-    /// The account whose session token the app sent. Its first use ends the activation token (seed 004, C7).
+    /// The account whose session token the app sent. Its first use ends the activation token (docs/twomes.md, "Provisioning steps", C7).
     func account(_ context: CallContext) async throws -> Account {
         let hash = SecretToken.hash(try token(context, kind: "account"))
         // Only the first use writes: it clears the activation token.

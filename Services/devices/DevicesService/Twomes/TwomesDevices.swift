@@ -6,7 +6,8 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Twomes devices from preparation to activation (seed 004, phases B, D and E).
+/// Twomes devices from preparation to activation: phases B, D and E, whose steps (B3, D2, …) docs/twomes.md lists
+/// under "Provisioning steps".
 struct TwomesDevices: Sendable {
     let database: Database
     let sessions: Sessions

@@ -4,7 +4,7 @@ import Foundation
 import GeotagClient
 import GeotagTool
 
-/// `custodian geotag DIR`: the photographer's desktop tool (seed 002). The work is done in GeotagTool; this
+/// `custodian geotag DIR`: the photographer's desktop tool (docs/geotag.md, "`custodian geotag`"). The work is done in GeotagTool; this
 /// reads the options, puts the steps in order and turns failures into one-line messages.
 struct GeotagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

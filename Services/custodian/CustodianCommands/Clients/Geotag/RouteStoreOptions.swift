@@ -31,7 +31,7 @@ struct PassphraseOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "The route's passphrase (default: CUSTODIAN_ROUTE_PASSPHRASE).") var passphrase: String?
     @Option(help: "A file holding the passphrase (default: CUSTODIAN_ROUTE_PASSPHRASE_FILE).") var passphraseFile: String?
 
-    /// Leading and trailing white space (a file's final line break) does not count, as for the app (SCO-07).
+    /// Leading and trailing white space (a file's final line break) does not count, as for the app (docs/geotag.md, "Route format").
     func resolve() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         var value = passphrase

@@ -3,7 +3,7 @@ import CustodianSodium
 import CustodianVault
 import Foundation
 
-/// Client-side OwnYourData record encryption, as the app does it (seed 000, "Encrypting data").
+/// Client-side OwnYourData record encryption, as the app does it (docs/vault.md, "Record format").
 struct Vault: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encrypts and decrypts OwnYourData records.",
