@@ -101,7 +101,7 @@ let package = Package(
             path: "Shared/CustodianSodium",
             swiftSettings: settings
         ),
-        // The data vault's record format (seed 000): what an app seals and the vault's owner opens.
+        // The data vault's record format (docs/vault.md, "Record format"): what an app seals and the vault's owner opens.
         .target(
             name: "CustodianVault",
             dependencies: ["CustodianSodium", .product(name: "Crypto", package: "swift-crypto")],

@@ -1,7 +1,7 @@
 import Testing
 @testable import DevicesService
 
-@Suite("Device label payloads (seed 004, B4)")
+@Suite("Device label payloads (docs/twomes.md, step B4)")
 struct ProvisioningPayloadTests {
     @Test func theDocumentsTwoExamplesByteForByte() {
         #expect(ProvisioningPayload.text(name: "TWOMES-0D45DF", pop: "810667973", transport: .ble)

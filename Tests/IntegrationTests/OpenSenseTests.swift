@@ -31,7 +31,7 @@ extension PlatformTests {
             let key = try #require(registered.json?["key"] as? String)
             #expect(key.count == 40)
             #expect(key.allSatisfy { "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$%".contains($0) })
-            #expect(zip(key, key.dropFirst()).allSatisfy { $0 != $1 }, "no character repeats the one before (thesis 4.8.3)")
+            #expect(zip(key, key.dropFirst()).allSatisfy { $0 != $1 }, "no character repeats the one before (docs/opensense.md, POST /register)")
             // The key is kept sealed, never in clear.
             #expect(try platform.rows(of: "devices.opensense_devices", holding: key, in: "key_sealed") == 0)
 

@@ -3,7 +3,7 @@ import CustodianVault
 import Testing
 @testable import VaultService
 
-@Suite("OwnYourData record encryption (seed 000, Encrypting data)")
+@Suite("OwnYourData record encryption (docs/vault.md, Record format)")
 struct OYDRecordTests {
     /// The document's public key, nonce and message.
     static let publicKey = "3c140482018abdc7e2a8d70f1f797e83b46c77218a9bc56ce1ae35acd2b53920"
