@@ -382,7 +382,7 @@ let package = Package(
         .target(
             name: "ServiceTestSupport",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres",
+                "CustodianRPC", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

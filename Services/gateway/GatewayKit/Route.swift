@@ -39,15 +39,8 @@ public struct Route: Sendable {
     /// secret or makes a new identity, `standard` for the rest.
     public var rateClass: RateClass
 
-    /// How a successful result becomes the response.
-    public enum Rendering: Sendable {
-        /// The result is JSON, rendered in the route's API style.
-        case json
-        /// The result is a ``RawHTTPReply``: status, headers and body as the service made them.
-        case raw
-        /// The result is a ``StreamPage``; the gateway fetches the following pages while it writes the body.
-        case stream
-    }
+    /// How a successful result becomes the response: said by the type of the method's result.
+    public typealias Rendering = RoutedRendering
 
     /// What the service gets in ``HTTPInput/body``.
     public enum BodyFormat: Sendable {
@@ -59,14 +52,14 @@ public struct Route: Sendable {
     }
 
     /// A route to the method `rpc`, whose kind of result says how the answer is made (``RoutedResult``).
-    public init<Result: RoutedResult>(
-        _ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, Result>,
+    public init<Target: RouteTarget>(
+        _ method: HTTPRequest.Method, _ path: String, _ rpc: Target,
         auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok,
         forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
         maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
     ) {
         self.init(method, path, service: rpc.service, rpc: rpc.name, retry: rpc.retry, auth: auth, style: style, success: successStatus,
-                  rendering: Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
+                  rendering: Target.Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
                   body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
     }
 
@@ -106,23 +99,6 @@ public enum AuthScheme: Sendable, Equatable {
     case signature
     /// A researcher/admin bearer token, checked by `auth`.
     case admin
-}
-
-/// What a routed method answers, and so how the gateway makes the response of it.
-public protocol RoutedResult: Codable, Sendable {
-    static var rendering: Route.Rendering { get }
-}
-
-extension JSONValue: RoutedResult {
-    public static var rendering: Route.Rendering { .json }
-}
-
-extension RawHTTPReply: RoutedResult {
-    public static var rendering: Route.Rendering { .raw }
-}
-
-extension StreamPage: RoutedResult {
-    public static var rendering: Route.Rendering { .stream }
 }
 
 /// Every route the gateway serves. Domain issues add theirs here.
