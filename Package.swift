@@ -74,10 +74,15 @@ let package = Package(
         ),
         // HTML escaping and the web URLs clients give, for the pages and links the gateway and services make.
         .target(name: "CustodianWeb", dependencies: [], path: "Shared/CustodianWeb", swiftSettings: settings),
-        // Each service's methods as typed descriptors, with the inputs and results that cross services.
+        // Each service's methods as typed descriptors, with the inputs and results that cross services: for a routed
+        // method, the typed input read from the request in its API's words, and the typed result.
         .target(
             name: "CustodianContracts",
-            dependencies: ["CustodianJSON", "CustodianRPC", "CustodianHTTP"],
+            dependencies: [
+                "CustodianJSON", "CustodianRPC", "CustodianHTTP",
+                // What the typed inputs check as they are read: an upload's digest, an OpenSense file's MD5, a web URL.
+                "CustodianSecurity", "CustodianWeb", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Shared/CustodianContracts",
             swiftSettings: settings
         ),

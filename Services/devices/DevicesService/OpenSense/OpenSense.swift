@@ -1,4 +1,5 @@
 import Crypto
+import CustodianContracts
 import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
