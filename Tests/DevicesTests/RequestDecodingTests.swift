@@ -110,4 +110,26 @@ struct RequestDecodingTests {
         #expect(Self.problem(CreateAccountRequest.self, #"{"tz_name":"CET"}"#) == ["body.tz_name", "illegal time zone", "value_error"])
         #expect(Self.problem(AccountActivation.self, "{}") == ["body.activation_token", "field required", "value_error.missing"])
     }
+
+    /// OpenSense's thesis words, in its order: each parameter is looked at before the next.
+    @Test func openSenseMistakes() {
+        func message(_ json: String) -> String? {
+            do {
+                _ = try Self.read(OpenSenseUpload.self, body: json)
+                return nil
+            } catch {
+                return (error as? RPCError)?.message
+            }
+        }
+        #expect(message("") == "Missing device_id parameter")
+        #expect(message("[1]") == "Missing device_id parameter")
+        #expect(message(#"{"device_id":"a","data":"[]"}"#) == "Missing file_hash parameter")
+        #expect(message(#"{"device_id":7,"file_hash":"abc","data":"[]"}"#) == "file_hash must be exactly 32 characters")
+        #expect(message(#"{"device_id":"a","file_hash":"d751713988987e9331980363e24189ce","data":""}"#) == "Missing data parameter")
+        #expect(message(#"{"device_id":"a","file_hash":"d751713988987e9331980363e24189ce","data":[]}"#)
+            == "data must be the JSON document as a string, so that its file_hash can be checked")
+        #expect(message(#"{"device_id":"a","file_hash":"00000000000000000000000000000000","data":"[]"}"#) == "Integrity check failed")
+        // MD5("[]"), in upper case too.
+        #expect(message(#"{"device_id":"a","file_hash":"D751713988987E9331980363E24189CE","data":"[]"}"#) == nil)
+    }
 }

@@ -41,12 +41,12 @@ public enum DevicesService {
         methods.register(DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
         methods.register(DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
         methods.register(DevicesMethods.devicesList, requires: [.admin]) { try await researcher.devices($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
-        methods.register(routed: DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
-        methods.register(routed: DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0, context: $1) }
+        methods.register(DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
+        methods.register(DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
+        methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
+        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
+        methods.register(DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
+        methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0.configuration, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }

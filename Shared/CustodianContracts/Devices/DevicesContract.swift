@@ -1,10 +1,9 @@
 import CustodianHTTP
-import CustodianJSON
 import CustodianRPC
 
 /// The devices service's methods: Twomes accounts, devices and measurements, OpenSense devices, configuration and uploads.
 /// Nothing but the gateway calls them: each is a route's (docs/rpc.md, "Typed routed methods"), and its input is read
-/// from the request in its API's words (``RequestDecoding/fastAPI`` for Twomes and the admin API).
+/// from the request in its API's words (``RequestDecoding/fastAPI`` for Twomes and the admin API, ``RequestDecoding/openSense``).
 public enum DevicesMethods {
     // Twomes provisioning (seed 004) and uploads.
     public static let accountCreate = RoutedMethod<CreateAccountRequest, CreateAccountResponse>("devices.account.create")
@@ -29,12 +28,13 @@ public enum DevicesMethods {
     /// Streamed: CSV or NDJSON, too large for one answer.
     public static let measurementsExport = RoutedMethod<MeasurementExportQuery, StreamPage>("devices.measurements.export", retry: .safe)
 
-    // OpenSense (thesis 3.4) and its researcher routes: input the HTTPInput, result the API's JSON or a StreamPage.
-    public static let opensenseConfig = RPCMethod<HTTPInput, JSONValue>("devices.opensense.config", retry: .safe)
-    public static let opensenseDevices = RPCMethod<HTTPInput, JSONValue>("devices.opensense.devices", retry: .safe)
-    public static let opensenseExport = RPCMethod<HTTPInput, StreamPage>("devices.opensense.export", retry: .safe)
-    public static let opensenseKey = RPCMethod<HTTPInput, JSONValue>("devices.opensense.key", retry: .safe)
-    public static let opensenseRegister = RPCMethod<HTTPInput, JSONValue>("devices.opensense.register")
-    public static let opensenseReplaceConfig = RPCMethod<HTTPInput, JSONValue>("devices.opensense.replaceConfig", retry: .safe)
-    public static let opensenseUpload = RPCMethod<HTTPInput, JSONValue>("devices.opensense.upload", retry: .safe)
+    // OpenSense (thesis 3.4) and its researcher routes.
+    public static let opensenseRegister = RoutedMethod<OpenSenseRegistration, OpenSenseKey>("devices.opensense.register")
+    public static let opensenseConfig = RoutedMethod<NoInput, OpenSenseConfiguration>("devices.opensense.config", retry: .safe)
+    public static let opensenseUpload = RoutedMethod<OpenSenseUpload, OpenSenseUploadStatus>("devices.opensense.upload", retry: .safe)
+    public static let opensenseDevices = RoutedMethod<NoInput, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
+    public static let opensenseKey = RoutedMethod<OpenSenseDeviceByID, RecoveredOpenSenseKey>("devices.opensense.key", retry: .safe)
+    public static let opensenseReplaceConfig = RoutedMethod<OpenSenseConfigurationUpdate, OpenSenseConfiguration>("devices.opensense.replaceConfig", retry: .safe)
+    /// Streamed: CSV or NDJSON, too large for one answer.
+    public static let opensenseExport = RoutedMethod<OpenSenseExportQuery, StreamPage>("devices.opensense.export", retry: .safe)
 }
