@@ -202,26 +202,14 @@ phase_build_old() {
     for service in setup gateway auth vault routes devices statistics links; do
       echo "  $service:"
       echo "    image: custodian:upgrade-from"
+      if [ $service = gateway ]; then
+        echo "    ports: !override"
+        echo "      - \"$port:8443\""
+        echo "    environment:"
+        echo "      CUSTODIAN_RATE_LIMITS: \"off\""
+      fi
     done
-    echo "  gateway:"
-    echo "    ports: !override"
-    echo "      - \"$port:8443\""
-    echo "    environment:"
-    echo "      CUSTODIAN_RATE_LIMITS: \"off\""
   } > "$old/docker-compose.override.yml"
-  # One key per service in YAML: merge the two gateway entries.
-  python3 - "$old/docker-compose.override.yml" <<'PYTHON'
-import sys
-path = sys.argv[1]
-lines = open(path).read().splitlines()
-out, seen_gateway = [], False
-for line in lines:
-    if line == "  gateway:":
-        if seen_gateway: continue
-        seen_gateway = True
-    out.append(line)
-open(path, "w").write("\n".join(out) + "\n")
-PYTHON
   local started
   started=$(date +%s)
   (cd "$old" && docker compose build > "$work/build-old.log" 2>&1) || { tail -30 "$work/build-old.log"; fail "upgrade: build of $upgrade_from"; return 1; }

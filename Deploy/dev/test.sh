@@ -3,7 +3,17 @@
 # (a throwaway PostgreSQL cluster, every service and the gateway as real processes) and drives it over HTTPS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-./Deploy/dev/install-dependencies.sh --tests
+# How long each part took, printed at the end (or where it stopped): CI's budget is kept part by part.
+timings=()
+part() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  timings+=("$(printf '%-20s %5d s' "$name" $((SECONDS - start)))")
+  return $status
+}
+trap 'printf "test.sh: %s\n" "${timings[@]}" "$(printf "%-20s %5d s" total $SECONDS)"' EXIT
+part install ./Deploy/dev/install-dependencies.sh --tests
 # The compose test's Docker engines and stand-in base images (Deploy/dev/compose.sh) are fetched and made while Swift
 # builds: that is network and disk more than CPU. Only as root (a daemon of its own), and only for the full run.
 prepare=""
@@ -13,23 +23,23 @@ if [ $# -eq 0 ] && [ "$(id -u)" -eq 0 ]; then
   prepare=$!
 fi
 # The integration suite runs the executables, so build every product, not just the test bundle.
-swift build --build-tests
-swift test --skip-build "$@"
+part build swift build --build-tests
+part tests swift test --skip-build "$@"
 # With no filter, the scripts that put the whole platform under load and faults run too, one after another, so the
 # tests above do not compete with them for the cores.
 if [ $# -eq 0 ]; then
-  FAULTS_DURATION=30s ./Deploy/dev/replica-faults.sh
-  ./Deploy/dev/chaos.sh
-  ./Deploy/dev/console-browser.sh
-  ./Deploy/dev/fuzz.sh
+  FAULTS_DURATION=30s part replica-faults ./Deploy/dev/replica-faults.sh
+  part chaos ./Deploy/dev/chaos.sh
+  part console-browser ./Deploy/dev/console-browser.sh
+  part fuzz ./Deploy/dev/fuzz.sh
   # Hosts made of network namespaces (needs root, as CI runs); exit status 77 means it could not make them.
   status=0
-  ./Deploy/dev/multihost.sh || status=$?
+  part multihost ./Deploy/dev/multihost.sh || status=$?
   if [ $status -eq 77 ]; then echo "multihost.sh skipped: network namespaces cannot be made here"; elif [ $status -ne 0 ]; then exit $status; fi
   # docker compose on real engines (26.1 and 20.10), built from Deploy/Dockerfile; needs root for its daemon.
   if [ -n "$prepare" ]; then
-    wait $prepare || { cat "$HOME/.cache/custodian/compose-prepare.log"; exit 1; }
-    ./Deploy/dev/compose.sh
+    part compose-prepare wait $prepare || { cat "$HOME/.cache/custodian/compose-prepare.log"; exit 1; }
+    part compose ./Deploy/dev/compose.sh
   else
     echo "compose.sh skipped: it runs a Docker daemon of its own, which needs root"
   fi

@@ -1,5 +1,25 @@
 import Foundation
 
+// Not swift-configuration (apple/swift-configuration 1.4.0, read and probed against README.md "Configuration"): it
+// keeps none of the documented behaviour without code of ours beside it, which would leave it a dictionary lookup.
+// - `NAME_FILE=/path`: `EnvironmentVariablesProvider` reads a variable's own value only. The library's file secrets
+//   are `DirectoryFilesProvider` (a directory whose file names are the keys; made `async`) and `FileProvider`
+//   (JSON, YAML); neither reads the `CUSTODIAN_SEALING_KEY_FILE=/secrets/sealing-key` that compose, Deploy/k8s and
+//   `custodian setup`/`up` pass.
+// - Flags equal to variables: `CommandLineArgumentsProvider` (trait `CommandLineArguments`) splits every value at
+//   commas, so `--devices-endpoints unix:/a.sock,unix:/b.sock` (a comma-separated list, README) throws "failed to
+//   convert to type string"; it reads `--log-level` without a value as `true` and skips a stray word, both errors
+//   here. Its keys are `--devices-endpoints` but `DEVICES_ENDPOINTS`: `CUSTODIAN_` needs a `KeyMappingProvider`
+//   on one side.
+// - Clear messages: a bad value read with a default silently becomes the default (`int(forKey:default:)` gave 8443
+//   for `CUSTODIAN_HTTP_PORT=eighty`); read as required it throws "Config value for key 'CUSTODIAN_HTTP_PORT' failed
+//   to convert to type int." (`ConfigError` is package-internal), not "... must be a whole number, not 'eighty'".
+//   `Duration` converts from whole seconds only: `500ms`, `10m`, `7d` would stay ours.
+// - An empty variable (compose's `${CUSTODIAN_EVENT_LOOPS:-}`) is "" there and unset here.
+// - Families: a provider answers one key at a time and lists none; `links` reads every `CUSTODIAN_LINK_TEMPLATE_<NAME>`.
+// Build time is not the reason: async-http-client 1.37.0 already compiles its `Configuration` module into this
+// package. Nor is ArgumentParser a fit: it wants each option declared, and the flags are every `CUSTODIAN_` variable.
+
 /// Settings from the environment and from command-line flags: `--database-url X` (or `--database-url=X`)
 /// sets the same key as `CUSTODIAN_DATABASE_URL=X`, and a flag wins over the environment.
 /// The keys every service reads are listed in ``RuntimeKey``; README.md documents them.

@@ -21,14 +21,15 @@ public enum Hex {
         var bytes = Data(capacity: utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            guard let high = digitValue(utf8[index]), let low = digitValue(utf8[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
     }
 
-    private static func value(_ digit: UInt8) -> UInt8? {
+    /// A hex digit's value, either case; nil for anything else.
+    public static func digitValue(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -211,6 +211,17 @@ extension PlatformTests {
             #expect(bad.text.contains("<h1>Measurements</h1>") && bad.text.contains(#"id="error""#))
         }
 
+        /// A page's query is read as the routes read theirs (a GET form's `+` is a space, `%2B` a plus), not as
+        /// Hummingbird's `uri.queryParameters` would (`+` kept).
+        @Test func aPagesQueryIsReadAsTheRoutesReadTheirs() async throws {
+            let platform = try platform
+            let browser = Browser(platform)
+            try await browser.logIn(platform.adminToken)
+            let page = try await browser.get("/console/twomes/devices?registered=a+b%2Bc")
+            #expect(page.status == 200)
+            #expect(page.text.contains("Device a b+c is registered."), "\(page.text)")
+        }
+
         @Test func theConfigurationEditorShowsTheServersReasonBesideTheField() async throws {
             let platform = try platform
             let browser = Browser(platform)

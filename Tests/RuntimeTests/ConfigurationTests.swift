@@ -36,6 +36,58 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(1)) }
     }
 
+    // What a settings library must keep to replace this one; the reasons swift-configuration 1.4.0 does not are at the
+    // top of Configuration.swift.
+
+    @Test func aVariableWinsOverItsFileAndAFlagOverBoth() throws {
+        let path = NSTemporaryDirectory() + "custodian-secret-\(UUID().uuidString)"
+        try "from-file\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = ["CUSTODIAN_DATABASE_URL_FILE": path]
+        #expect(try Configuration(environment: file.merging(["CUSTODIAN_DATABASE_URL": "from-env"]) { $1 }, arguments: [])[RuntimeKey.databaseURL] == "from-env")
+        #expect(try Configuration(environment: file, arguments: ["--database-url=from-flag"])[RuntimeKey.databaseURL] == "from-flag")
+    }
+
+    /// `CUSTODIAN_<SERVICE>_ENDPOINTS` is a comma-separated list, as a variable and as a flag alike.
+    @Test func aFlagsValueIsOneTextCommasAndAll() throws {
+        let configuration = try Configuration(environment: [:], arguments: ["--devices-endpoints", "unix:/a.sock,unix:/b.sock", "--log-level", "debug"])
+        #expect(configuration[RuntimeKey.endpoints(of: "devices")] == "unix:/a.sock,unix:/b.sock")
+        #expect(configuration[RuntimeKey.logLevel] == "debug")
+    }
+
+    /// Compose passes `CUSTODIAN_EVENT_LOOPS: ${CUSTODIAN_EVENT_LOOPS:-}`: empty when the operator set nothing.
+    @Test func anEmptyValueIsUnset() throws {
+        let configuration = try Configuration(environment: ["CUSTODIAN_EVENT_LOOPS": "", "CUSTODIAN_HTTP_PORT": ""], arguments: [])
+        #expect(try configuration.eventLoops() == nil)
+        #expect(try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443) == 8443)
+        #expect(throws: ConfigurationError.self) { try configuration.require("CUSTODIAN_HTTP_PORT") }
+    }
+
+    /// A family of keys (`links`' `CUSTODIAN_LINK_TEMPLATE_<NAME>`) is found by listing the settings, from either source.
+    @Test func aFamilyOfKeysIsListed() throws {
+        let configuration = try Configuration(environment: ["CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "PATH": "/bin"],
+                                              arguments: ["--link-template-other", "https://b.example/{token}"])
+        #expect(configuration.all == ["CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "CUSTODIAN_LINK_TEMPLATE_OTHER": "https://b.example/{token}"])
+    }
+
+    /// A process that cannot start prints `<name>: <message>` (ProcessStart): each message names the setting and
+    /// what was wrong, and a bad value is never quietly replaced by the default.
+    @Test func messagesNameTheSettingAndWhatWasWrong() throws {
+        func message(_ body: () throws -> Void) -> String? {
+            do { try body() } catch { return "\(error)" }
+            return nil
+        }
+        #expect(message { _ = try Configuration(environment: [:], arguments: ["stray"]) } == "unexpected argument 'stray' (settings are --name value)")
+        #expect(message { _ = try Configuration(environment: [:], arguments: ["--log-level"]) } == "--log-level needs a value")
+        #expect(message { _ = try Configuration(environment: ["CUSTODIAN_DATABASE_URL_FILE": "/nonexistent/secret"], arguments: []) }
+            == "CUSTODIAN_DATABASE_URL_FILE names /nonexistent/secret, which cannot be read")
+        let configuration = try Configuration(environment: ["CUSTODIAN_HTTP_PORT": "eighty", "CUSTODIAN_SERVICE_TIMEOUT": "soon"], arguments: [])
+        #expect(message { _ = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443) } == "CUSTODIAN_HTTP_PORT must be a whole number, not 'eighty'")
+        #expect(message { _ = try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(10)) }
+            == "CUSTODIAN_SERVICE_TIMEOUT must be a duration such as 30s, 10m or 7d, not 'soon'")
+        #expect(message { _ = try configuration.require(RuntimeKey.databaseURL) } == "CUSTODIAN_DATABASE_URL is not set")
+    }
+
     @Test func eventLoopsAreAWholeNumberFromOneTo1024() throws {
         #expect(try Configuration(environment: [:], arguments: []).eventLoops() == nil)
         #expect(try Configuration(environment: ["CUSTODIAN_EVENT_LOOPS": "3"], arguments: []).eventLoops() == 3)

@@ -55,7 +55,7 @@ struct Authenticator: Sendable {
     /// The token of an `Authorization: Bearer …` header (or, for the OwnYourData API, `?access_token=`).
     func bearerToken(_ request: Request, style: APIStyle) throws -> String {
         guard let header = request.headers[.authorization], !header.isEmpty else {
-            if style == .oyd, let token = request.uri.queryParameters.get("access_token"), !token.isEmpty { return token }
+            if style == .oyd, let token = URLEncodedForm.first("access_token", inQuery: request.uri.query), !token.isEmpty { return token }
             throw style.missingCredential()
         }
         let parts = header.split(separator: " ", maxSplits: 1)

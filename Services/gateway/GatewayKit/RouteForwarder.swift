@@ -236,21 +236,9 @@ struct RouteForwarder: Sendable {
         return headers
     }
 
+    /// The query decoded as HTML forms, curl's `-G --data-urlencode` and the original backends (FastAPI, Rails)
+    /// write it: `+` is a space, `%2B` a plus.
     func queryParameters(_ request: Request) -> [String: [String]] {
-        Self.queryParameters(request.uri.query ?? "")
-    }
-
-    /// A query string decoded as HTML forms, curl's `-G --data-urlencode` and the original backends (FastAPI,
-    /// Rails) write it: `+` is a space, `%2B` a plus. A part that is not valid percent-encoding is kept as sent.
-    static func queryParameters(_ query: String) -> [String: [String]] {
-        var parameters: [String: [String]] = [:]
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
-            parameters[decode(parts[0]), default: []].append(parts.count > 1 ? decode(parts[1]) : "")
-        }
-        return parameters
+        request.uri.query.map(URLEncodedForm.query) ?? [:]
     }
 }

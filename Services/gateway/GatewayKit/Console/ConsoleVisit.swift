@@ -24,8 +24,10 @@ struct ConsoleVisit: Sendable {
         return value
     }
 
+    /// A query parameter's first value, read as the routes read their queries (a GET form's `+` is a space); nil
+    /// when it is empty.
     func query(_ name: String) -> String? {
-        guard let value = request.uri.queryParameters.get(name), !value.isEmpty else { return nil }
+        guard let value = URLEncodedForm.first(name, inQuery: request.uri.query), !value.isEmpty else { return nil }
         return value
     }
 }
