@@ -54,17 +54,7 @@ public enum AuditSchema {
             "CREATE SCHEMA IF NOT EXISTS audit AUTHORIZATION \(owner)",
             "REVOKE ALL ON SCHEMA audit FROM PUBLIC",
         ]
-        do {
-            try await client.withTransaction(logger: logger) { connection in
-                // Roles belong to the cluster: provisioning two databases at once must not race (as DatabaseProvisioner).
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.provision'))", logger: logger)
-                for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-            }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
-        }
+        try await DatabaseProvisioner.provisioning(statements, on: client, logger: logger)
         try await MigrationRunner(schema: "audit", migrations: migrations).run(on: client, as: owner, logger: logger)
     }
 }

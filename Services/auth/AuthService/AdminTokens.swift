@@ -93,7 +93,8 @@ public struct AdminTokens: Sendable {
                              last_used_at: lastUsedAt.map(Self.time), revoked_at: revokedAt.map(Self.time))
     }
 
+    /// ISO 8601 in UTC, to the second: `2026-11-27T07:59:19Z`.
     static func time(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon).dateSeparator(.dash))
+        date.formatted(.iso8601)
     }
 }

@@ -69,8 +69,7 @@ struct AuditLog: Sendable {
         func number(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
         let at = Date(timeIntervalSince1970: Double(entry.at_micros) / 1_000_000)
         return [
-            "seq": .int(entry.seq), "at": .string(at.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)
-                .timeSeparator(.colon).dateSeparator(.dash))),
+            "seq": .int(entry.seq), "at": .string(at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "phase": .string(record.phase.rawValue), "identity": .string(record.identity), "identity_label": text(record.identity_label),
             "scope": text(record.scope), "action": .string(record.action), "targets": .array(record.targets.map { .string($0) }),
             "query": text(record.query), "request_id": .string(record.request_id), "status": number(record.status.map(Int64.init)),

@@ -10,7 +10,7 @@ struct CommandAudit: Sendable {
     let ledger: AuditLedger
 
     static var identityLabel: String {
-        let user = ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown user"
+        let user = ProcessInfo.processInfo.environment["SUDO_USER"] ?? NSUserName()
         return "command line (\(user)@\(ProcessInfo.processInfo.hostName))"
     }
 

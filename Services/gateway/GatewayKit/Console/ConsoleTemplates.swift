@@ -120,9 +120,10 @@ enum ConsoleTemplates {
             <form method="post" action="/console/twomes/accounts"><input type="hidden" name="csrf" value="{{csrf}}">
             <button id="create-account" type="submit">Create account</button></form>
             <h2>Accounts</h2>
-            <table id="accounts"><thead><tr><th scope="col">Pseudonym</th><th scope="col">Created</th><th scope="col">Activated</th><th scope="col">Devices (last seen)</th></tr></thead>
-            <tbody>{{#accounts}}<tr data-pseudonym="{{pseudonym}}"><td>{{pseudonym}}{{#owner}} <a class="history" href="/console/audit?target={{pseudonym}}">history</a>{{/owner}}</td><td>{{created_on}}</td><td>{{activated}}</td>
-            <td>{{#devices}}{{name}} ({{device_type}}, {{seen}})<br>{{/devices}}{{^devices}}none{{/devices}}</td></tr>{{/accounts}}
+            <table id="accounts"><thead><tr><th scope="col">Pseudonym</th><th scope="col">Created</th><th scope="col">Activated</th><th scope="col">Devices (last seen)</th>{{#owner}}<th scope="col">Who did what</th>{{/owner}}</tr></thead>
+            <tbody>{{#accounts}}<tr data-pseudonym="{{pseudonym}}"><td>{{pseudonym}}</td><td>{{created_on}}</td><td>{{activated}}</td>
+            <td>{{#devices}}{{name}} ({{device_type}}, {{seen}})<br>{{/devices}}{{^devices}}none{{/devices}}</td>
+            {{#owner}}<td><a class="history" href="/console/audit?target={{pseudonym}}">Audit history</a></td>{{/owner}}</tr>{{/accounts}}
             {{^accounts}}<tr><td colspan="4">No accounts yet.</td></tr>{{/accounts}}</tbody></table>
             {{#next}}<p><a href="/console/twomes/accounts?after={{next}}">Next accounts</a></p>{{/next}}
             """,
