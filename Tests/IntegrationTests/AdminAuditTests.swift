@@ -97,16 +97,22 @@ extension PlatformTests {
             }
         }
 
-        /// Polls both gateways until each refuses `token`; how long that took after `since`.
-        static func refusedEverywhere(_ token: String, _ second: SecondGateway, since: ContinuousClock.Instant) async throws -> Duration {
+        /// Asks both gateways with `token` until each refuses it, and returns, per gateway, when the first refused request
+        /// was sent after `since` (a request's own time on a loaded machine is not the token's doing).
+        static func refusedEverywhere(_ token: String, _ second: SecondGateway, since: ContinuousClock.Instant) async throws -> [Duration] {
             let platform = try platform
-            while ContinuousClock.now - since < .seconds(5) {
-                let first = try await platform.request(.GET, "/admin/v1/accounts?limit=1", headers: bearer(token)).status
-                let other = try await second.status("/admin/v1/accounts?limit=1", token: token, platform: platform)
-                if first == 401 && other == 401 { return ContinuousClock.now - since }
+            var refused: [Duration?] = [nil, nil]
+            while refused.contains(where: { $0 == nil }) && ContinuousClock.now - since < .seconds(10) {
+                for gateway in 0..<2 where refused[gateway] == nil {
+                    let sent = ContinuousClock.now
+                    let status = gateway == 0
+                        ? try await platform.request(.GET, "/admin/v1/accounts?limit=1", headers: bearer(token)).status
+                        : try await second.status("/admin/v1/accounts?limit=1", token: token, platform: platform)
+                    if status == 401 { refused[gateway] = max(.zero, sent - since) }
+                }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            return .seconds(5)
+            return refused.map { $0 ?? .seconds(10) }
         }
 
         @Test func revocationAndExpiryTakeEffectAtTwoGatewaysWithinASecond() async throws {
@@ -117,17 +123,16 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/admin/v1/accounts?limit=1", headers: Self.bearer(revoked.token)).status == 200)
             #expect(try await second.status("/admin/v1/accounts?limit=1", token: revoked.token, platform: platform) == 200)
             // Revoked through one gateway: refused by both within a second.
-            let revokedAt = ContinuousClock.now
             #expect(try await platform.request(.DELETE, "/admin/v1/tokens/\(revoked.id)", admin: true).status == 200)
-            let afterRevocation = try await Self.refusedEverywhere(revoked.token, second, since: revokedAt)
-            #expect(afterRevocation < .seconds(1), "refused by both gateways \(afterRevocation) after the revocation began")
+            let afterRevocation = try await Self.refusedEverywhere(revoked.token, second, since: ContinuousClock.now)
+            #expect(afterRevocation.allSatisfy { $0 < .seconds(1) }, "refused by the gateways \(afterRevocation) after the revocation")
 
-            let expiring = try await Self.identity("researcher", expiresIn: 3)
+            let expiring = try await Self.identity("researcher", expiresIn: 5)
             let created = ContinuousClock.now
             #expect(try await second.status("/admin/v1/accounts?limit=1", token: expiring.token, platform: platform) == 200)
-            try await Task.sleep(until: created + .seconds(3))
-            let afterExpiry = try await Self.refusedEverywhere(expiring.token, second, since: created + .seconds(3))
-            #expect(afterExpiry < .seconds(1), "refused by both gateways \(afterExpiry) after the expiry")
+            try await Task.sleep(until: created + .seconds(5))
+            let afterExpiry = try await Self.refusedEverywhere(expiring.token, second, since: created + .seconds(5))
+            #expect(afterExpiry.allSatisfy { $0 < .seconds(1) }, "refused by the gateways \(afterExpiry) after the expiry")
         }
 
         /// Every audited action leaves a `begin` and an `end` entry with the identity, the targets and, for reads, the counts.
@@ -164,6 +169,16 @@ extension PlatformTests {
             #expect(recoveries.last?["status"] as? Int == key.status && recoveries.count == 2)
             let revocations = try await entries("target=\(researcherIdentity.id)&action=DELETE%20/admin/v1/tokens/%7Btoken_id%7D")
             #expect(revocations.count == 2 && revocations.last?["status"] as? Int == 200)
+            // A label print names its device and counts its bytes; the command line's revocation is on record as `cli`.
+            let device = try await PlatformTests.TwomesProvisioning.provision()
+            let label = try await platform.request(.GET, "/admin/v1/devices/\(device.deviceName)/label", headers: Self.bearer(operatorIdentity.token))
+            #expect(label.status == 200)
+            let printed = try await entries("target=\(device.deviceName)&action=GET%20/admin/v1/devices/%7Bdevice_name%7D/label")
+            #expect(printed.last?["bytes"] as? Int == label.body.count && printed.last?["identity"] as? String == operatorIdentity.id, "\(printed)")
+            let cliRevoked = try await platform.custodian(["admin", "revoke-token", operatorIdentity.id, "--data-dir", platform.dataDirectory])
+            #expect(cliRevoked.status == 0, "\(cliRevoked.output)")
+            let byCommand = try await entries("target=\(operatorIdentity.id)&action=custodian%20admin%20revoke-token")
+            #expect(byCommand.map { $0["identity"] as? String } == ["cli", "cli"] && byCommand.last?["status"] as? Int == 200, "\(byCommand)")
             // An identity's actions, by its label; the audit log itself holds no token.
             #expect(try await entries("identity=\(operatorIdentity.id)").contains { $0["action"] as? String == "POST /account" })
             let csv = try await platform.request(.GET, "/admin/v1/audit?format=csv&target=\(pseudonym)", admin: true)
