@@ -74,10 +74,15 @@ let package = Package(
         ),
         // HTML escaping and the web URLs clients give, for the pages and links the gateway and services make.
         .target(name: "CustodianWeb", dependencies: [], path: "Shared/CustodianWeb", swiftSettings: settings),
-        // Each service's methods as typed descriptors, with the inputs and results that cross services.
+        // Each service's methods as typed descriptors, with the inputs and results that cross services: for a routed
+        // method, the typed input read from the request in its API's words, and the typed result.
         .target(
             name: "CustodianContracts",
-            dependencies: ["CustodianJSON", "CustodianRPC", "CustodianHTTP"],
+            dependencies: [
+                "CustodianJSON", "CustodianRPC", "CustodianHTTP",
+                // What the typed inputs check as they are read: an upload's digest, an OpenSense file's MD5, a web URL.
+                "CustodianSecurity", "CustodianWeb", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Shared/CustodianContracts",
             swiftSettings: settings
         ),
@@ -253,10 +258,22 @@ let package = Package(
         ),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit"], path: "Services/gateway/Main", swiftSettings: settings),
 
+        // The tamper-evident audit log of admin actions: its schema and grants, the hash chain, its check.
+        .target(
+            name: "CustodianAudit",
+            dependencies: [
+                "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Shared/CustodianAudit",
+            swiftSettings: settings
+        ),
         .target(
             name: "AuthService",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
+                "CustodianAudit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -347,7 +364,7 @@ let package = Package(
         .target(
             name: "CustodianCommands",
             dependencies: [
-                "CustodianJSON", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianJSON", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -382,7 +399,7 @@ let package = Package(
         .target(
             name: "ServiceTestSupport",
             dependencies: [
-                "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres",
+                "CustodianRPC", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianAudit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -392,6 +409,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: ["CustodianJSON", "CustodianHTTP", "ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
+                           "CustodianAudit", "CustodianRuntime", "CustodianSecurity",
                            .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/AuthTests"
         ),
@@ -461,7 +479,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
-                "CustodianQR",
+                "CustodianQR", "CustodianAudit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,7 +4,8 @@
 # rate limits off), and drives the console with Selenium and Debian's headless Chromium
 # (Deploy/dev/console/browser_test.py): login and logout, the session cookie's attributes, CSRF refusals, the
 # Content-Security-Policy, creating a Twomes account, registering a device, printing its label sheet, a CSV export
-# download, every other page, and form labels. It prints `ok <step>` per step and stops at the first failure with the
+# download, every other page, and form labels; the identity behind the session, admin tokens (made, revoked), the audit
+# log (a pseudonym's history, filters, CSV) and a researcher's session refused the owners' pages. It prints `ok <step>` per step and stops at the first failure with the
 # page's URL and source.
 #
 #   Deploy/dev/console-browser.sh                               # CI (the debug build in .build/debug: build it first)

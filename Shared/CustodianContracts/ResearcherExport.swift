@@ -38,8 +38,12 @@ public enum ResearcherExport {
 
     /// `?format=csv|ndjson`, CSV when absent.
     public static func format(_ input: HTTPInput) throws -> Format {
-        let text = try input.singleQueryValue("format") ?? "csv"
-        guard let format = Format(rawValue: text) else {
+        try format(input.singleQueryValue("format"))
+    }
+
+    /// The one value of the `format` query parameter as a format, CSV when absent.
+    public static func format(_ text: String?) throws -> Format {
+        guard let format = Format(rawValue: text ?? "csv") else {
             throw RPCError.badRequest("format must be csv or ndjson", reason: "invalid_query")
         }
         return format

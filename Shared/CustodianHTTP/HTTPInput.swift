@@ -48,7 +48,7 @@ public struct HTTPInput: Codable, Sendable {
         self.bodyForm = .checked(checkedBody)
     }
 
-    enum CodingKeys: String, CodingKey { case body, path, query, headers, cursor }
+    typealias CodingKeys = RequestKey
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -70,22 +70,13 @@ public struct HTTPInput: Codable, Sendable {
         try container.encodeIfPresent(cursor, forKey: .cursor)
     }
 
-    /// The one value of query parameter `name`: nil when it is absent, a 400 when it is given twice, since
-    /// picking one of two values silently hides a client's mistake.
+    /// The one value of query parameter `name` (``QueryParameter/single(_:name:)``).
     public func singleQueryValue(_ name: String) throws -> String? {
-        guard let values = query[name] else { return nil }
-        guard values.count == 1 else {
-            throw RPCError.badRequest("Give the query parameter '\(name)' once, not \(values.count) times", reason: "repeated_parameter")
-        }
-        return values[0]
+        try QueryParameter.single(query[name], name: name)
     }
 
-    /// A whole-number query parameter within `range`, `defaultValue` when absent; else a 400 that gives the range.
+    /// A whole-number query parameter within `range` (``QueryParameter/integer(_:name:default:in:)``).
     public func integerQueryValue(_ name: String, default defaultValue: Int64, in range: ClosedRange<Int64>) throws -> Int64 {
-        guard let text = try singleQueryValue(name) else { return defaultValue }
-        guard let value = Int64(text), range.contains(value) else {
-            throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_query")
-        }
-        return value
+        try QueryParameter.integer(singleQueryValue(name), name: name, default: defaultValue, in: range)
     }
 }

@@ -99,12 +99,15 @@ public struct Principal: Codable, Sendable, Equatable {
     /// The session the credential belongs to, where one exists (for revocation).
     public var session: String?
     public var scopes: [String]
+    /// What the identity is called, where it has a name (an admin token's label): for log lines and the audit log.
+    public var name: String?
 
-    public init(kind: PrincipalKind, id: String, session: String? = nil, scopes: [String] = []) {
+    public init(kind: PrincipalKind, id: String, session: String? = nil, scopes: [String] = [], name: String? = nil) {
         self.kind = kind
         self.id = id
         self.session = session
         self.scopes = scopes
+        self.name = name
     }
 }
 

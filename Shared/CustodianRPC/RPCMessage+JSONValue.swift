@@ -79,13 +79,20 @@ extension Principal: JSONValueReadable, JSONValueWritable {
         default: return nil
         }
         guard let scopes = fields["scopes"]?.stringItems else { return nil }
-        self.init(kind: PrincipalKind(rawValue: kind), id: id, session: session, scopes: scopes)
+        var name: String?
+        switch fields["name"] {
+        case nil, .null?: name = nil
+        case .string(let text)?: name = text
+        default: return nil
+        }
+        self.init(kind: PrincipalKind(rawValue: kind), id: id, session: session, scopes: scopes, name: name)
     }
 
     public func writeJSON(into output: inout [UInt8]) {
         var object = JSONObjectWriter(into: &output)
         object.string("id", id, into: &output)
         object.string("kind", kind.rawValue, into: &output)
+        if let name { object.string("name", name, into: &output) }
         object.key("scopes", into: &output)
         output.append(UInt8(ascii: "["))
         for (index, scope) in scopes.enumerated() {

@@ -41,17 +41,22 @@ public struct DatabaseProvisioner: Sendable {
                 "REVOKE ALL ON SCHEMA \(role.service) FROM PUBLIC",
                 "ALTER ROLE \(role.role) SET search_path = \(role.service)",
             ]
-            do {
-                try await client.withTransaction(logger: logger) { connection in
-                    // Concurrent provisioning (tests starting several platforms on one cluster) must not race.
-                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.provision'))", logger: logger)
-                    for statement in statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
+            try await Self.provisioning(statements, on: client, logger: logger)
+        }
+    }
+
+    /// Runs provisioning statements (fixed DDL, checked names) in one transaction. Roles belong to the whole cluster, so
+    /// concurrent provisioning (tests starting several platforms on one cluster) waits on one advisory lock.
+    public static func provisioning(_ statements: [String], on client: PostgresClient, logger: Logger) async throws {
+        do {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.provision'))", logger: logger)
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-            } catch let error as PostgresTransactionError {
-                throw error.closureError ?? error.beginError ?? error.commitError ?? error
             }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
         }
     }
 

@@ -22,6 +22,8 @@ struct RouteTableTests {
     /// Methods no route names, with who calls them.
     static let calledBeyondRoutes: [String: String] = [
         AuthMethods.adminAuthenticate.name: "the gateway, for the admin scheme",
+        AuthMethods.auditAppend.name: "the gateway, before and after each admin call (and the command line, straight to the database)",
+        AuthMethods.auditHead.name: "the gateway, to publish the audit log's head",
         AuthMethods.keysList.name: "the gateway, for the public keys that verify access tokens",
         AuthMethods.consoleLogin.name: "the gateway's console, to log a researcher in",
         AuthMethods.consoleSession.name: "the gateway's console, for the session of each page",
@@ -93,6 +95,31 @@ struct RouteTableTests {
                 #expect(declared == nil, "\(name): a public route's method declared for \(declared ?? [])")
             }
         }
+    }
+
+    /// Every admin route says which scope it needs, in the table beside its auth scheme; a route under `/admin/v1` that
+    /// is not an admin route would bypass both the scopes and the audit log.
+    @Test func everyAdminRouteDeclaresAScopeThatFitsWhatItDoes() {
+        // What only owners may do: manage identities, recover keys, read the audit log.
+        let ownersOnly: Set<String> = [
+            "GET /admin/v1/tokens", "POST /admin/v1/tokens", "DELETE /admin/v1/tokens/{token_id}", "GET /admin/v1/audit",
+            "GET /admin/v1/opensense/devices/{device_id}/key",
+        ]
+        var admin = 0
+        for route in RouteTable.all {
+            let name = "\(route.method.rawValue) \(route.path)"
+            guard case .admin(let scope) = route.auth else {
+                #expect(!route.path.hasPrefix("/admin/"), "\(name) is under /admin/ but is not an admin route (no scope, no audit)")
+                continue
+            }
+            admin += 1
+            #expect(ownersOnly.contains(name) == (scope == .owner), "\(name) needs \(scope)")
+            // A researcher reads; anything that creates or changes something needs an operator at least.
+            if route.method != .get { #expect(scope != .researcher, "\(name) changes something, yet a researcher may call it") }
+        }
+        // Twomes' own admin routes (`POST /account`, `POST /device`) are admin routes outside /admin/v1.
+        #expect(admin == RouteTable.all.filter { $0.path.hasPrefix("/admin/") }.count + 2)
+        #expect(Set(RouteTable.all.filter { if case .admin(.owner) = $0.auth { true } else { false } }.map { "\($0.method.rawValue) \($0.path)" }) == ownersOnly)
     }
 
     /// Reads are safe to send again after a replica went away mid-call; a GET route whose method is not declared so

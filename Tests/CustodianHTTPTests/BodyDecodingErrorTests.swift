@@ -3,7 +3,7 @@ import CustodianJSON
 import CustodianRPC
 import Testing
 
-/// `HTTPInput.decodeBody`'s 422 names the field whose number fits no integer (Foundation's error has no path).
+/// `HTTPInput.decodeBody`'s 422 (FastAPI's words) names the field whose number fits no integer.
 @Suite("Body decoding errors")
 struct BodyDecodingErrorTests {
     struct Symptom: Decodable {
@@ -19,10 +19,11 @@ struct BodyDecodingErrorTests {
             #expect(error.code == .unprocessable)
             #expect(error.message == "position: value is not a valid integer", "\(error)")
         }
-        // With two candidates the field cannot be told, but the problem still can.
+        // With two fractions, the one in the integer field is named.
         let both = try #require(throws: RPCError.self) {
             try HTTPInput(body: ["position": .double(1.5), "weight": .double(2.5)]).decodeBody(as: Symptom.self)
         }
-        #expect(both.message == "value is not a valid integer", "\(both)")
+        #expect(both.message == "position: value is not a valid integer", "\(both)")
+        #expect(both.details == [["loc": ["body", "position"], "msg": "value is not a valid integer", "type": "type_error.integer"]])
     }
 }

@@ -13,6 +13,8 @@ struct RequestFrameTests {
         CallContext(requestID: "r-2 \"quoted\"", deadline: Date(timeIntervalSince1970: 1_800_000_000.123),
                     principal: Principal(kind: .device, id: "42", session: "s", scopes: ["a", "b/c"]), credential: Credential(token: "t", expectedKind: .user)),
         CallContext(requestID: "r-3", principal: Principal(kind: .admin, id: "x")),
+        // An admin identity's label travels with it, for the services' logs and the audit log.
+        CallContext(requestID: "r-4", principal: Principal(kind: .admin, id: "y", scopes: ["owner"], name: "Ana \"field\" é")),
     ]
 
     static let inputs = [

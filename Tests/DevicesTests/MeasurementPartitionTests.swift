@@ -28,18 +28,17 @@ struct MeasurementPartitionTests {
             // This month and the next two, besides the default partition, made before the replica answered.
             #expect(try await Self.partitions(on: harness) == 1 + 1 + MeasurementPartitions.monthsAhead)
 
-            let now = Int(Date().timeIntervalSince1970)
-            _ = try await harness.call(DevicesMethods.measurementsVariable, try UploadServiceTests.upload(
-                #"{"upload_time":"\#(now)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(now)","value":"1"}]}]}"#),
-                credential: device)
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            _ = try await harness.call(DevicesMethods.measurementsVariable, UploadServiceTests.heartbeat(at: now), credential: device)
             let month = try #require(try await harness.scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY_MM')", as: String.self))
             #expect(try await Self.rows(in: "devices.measurements_\(month)", on: harness) == 1)
 
             // A backlog from May 2021, a month with no partition of its own: it waits in the default partition.
-            let backlog = try UploadServiceTests.upload(#"""
-                {"upload_time":"1622237550","property_measurements":[
-                  {"property_name":"heartbeat","measurements":[{"timestamp":"1622237500","value":"1"},{"timestamp":"1622237550","value":"1"}]}]}
-                """#)
+            let backlog = VariableIntervalUpload(uploadTime: Date(timeIntervalSince1970: 1_622_237_550), properties: [
+                .init(name: "heartbeat", measurements: [
+                    .init(timestamp: Date(timeIntervalSince1970: 1_622_237_500), value: "1"), .init(timestamp: Date(timeIntervalSince1970: 1_622_237_550), value: "1"),
+                ]),
+            ])
             let answer = try await harness.call(DevicesMethods.measurementsVariable, backlog, credential: device)
             #expect(try await Self.rows(in: "devices.measurements_default", on: harness) == 2)
 
@@ -111,13 +110,11 @@ struct ReadReplicaTests {
             settings: [RuntimeKey.databaseReadURL: nowhere, RuntimeKey.databaseWaitTimeout: "1s"]
         ) { harness in
             let device = try await UploadServiceTests.provisionedDevice(on: harness)
-            _ = try await harness.call(DevicesMethods.measurementsVariable, try UploadServiceTests.upload(
-                #"{"upload_time":"1622237550","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"1622237550","value":"1"}]}]}"#),
-                credential: device)
+            _ = try await harness.call(DevicesMethods.measurementsVariable, UploadServiceTests.heartbeat(at: Date(timeIntervalSince1970: 1_622_237_550)), credential: device)
             // The replica is down: the export says so as any dependency that is down does, and does not fall back
             // onto the primary it exists to spare.
             let error = await rpcError {
-                try await harness.call(DevicesMethods.measurementsExport, HTTPInput(query: ["format": ["csv"]]), as: UploadServiceTests.admin)
+                try await harness.call(DevicesMethods.measurementsExport, MeasurementExportQuery(format: .csv), as: UploadServiceTests.admin)
             }
             #expect(error?.code == .unavailable, "\(String(describing: error))")
         }

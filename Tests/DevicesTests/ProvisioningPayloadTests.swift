@@ -1,3 +1,5 @@
+import CustodianContracts
+import CustodianJSON
 import Testing
 @testable import DevicesService
 

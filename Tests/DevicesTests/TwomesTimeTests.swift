@@ -1,8 +1,8 @@
+import CustodianContracts
 import CustodianJSON
 import CustodianRPC
 import Foundation
 import Testing
-@testable import DevicesService
 
 /// Times and intervals as devices send them: every form the backend reads, and nothing that could not be a time
 /// (outside 1970–2100, or a number too large for any unit) gets past the parser.

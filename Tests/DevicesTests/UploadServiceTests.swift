@@ -18,22 +18,15 @@ struct UploadServiceTests {
 
     /// An account activated in the app and a `DSMR-P1-gateway` attached to it and activated: the device's token.
     static func provisionedDevice(on harness: ServiceHarness) async throws -> Credential {
-        func string(_ value: JSONValue, _ key: String) throws -> String {
-            guard case .object(let members) = value, case .string(let text)? = members[key] else { throw HarnessError("no \(key) in \(value)") }
-            return text
-        }
-        let account = try await harness.call(DevicesMethods.accountCreate, HTTPInput(body: [:]), as: admin)
-        let activated = try await harness.call(
-            DevicesMethods.accountActivate, HTTPInput(body: ["activation_token": .string(try string(account, "activation_token"))]))
-        let app = Credential(token: try string(activated, "session_token"), expectedKind: .account)
+        let account = try await harness.call(DevicesMethods.accountCreate, CreateAccountRequest(), as: admin)
+        let activated = try await harness.call(DevicesMethods.accountActivate, AccountActivation(activationToken: account.activation_token))
+        let app = Credential(token: activated.session_token, expectedKind: .account)
         let token = "device-\(UInt32.random(in: 0...UInt32.max))"
         let name = String(format: "TWOMES-%06x", UInt32.random(in: 0...0xFFFFFF))
-        _ = try await harness.call(
-            DevicesMethods.deviceCreate,
-            HTTPInput(body: ["name": .string(name), "device_type": "DSMR-P1-gateway", "activation_token": .string(token)]), as: admin)
-        _ = try await harness.call(DevicesMethods.deviceAttach, HTTPInput(body: ["activation_token": .string(token)]), credential: app)
-        let device = try await harness.call(DevicesMethods.deviceActivate, HTTPInput(body: ["activation_token": .string(token)]))
-        return Credential(token: try string(device, "session_token"), expectedKind: .device)
+        _ = try await harness.call(DevicesMethods.deviceCreate, CreateDeviceRequest(name: name, deviceType: "DSMR-P1-gateway", activationToken: token), as: admin)
+        _ = try await harness.call(DevicesMethods.deviceAttach, DeviceActivation(activationToken: token), credential: app)
+        let device = try await harness.call(DevicesMethods.deviceActivate, DeviceActivation(activationToken: token))
+        return Credential(token: device.session_token, expectedKind: .device)
     }
 
     static func run(_ body: @Sendable (ServiceHarness, Credential) async throws -> Void) async throws {
@@ -42,6 +35,12 @@ struct UploadServiceTests {
         }
     }
 
+    /// A heartbeat measured and sent at `time`.
+    static func heartbeat(at time: Date) -> VariableIntervalUpload {
+        VariableIntervalUpload(uploadTime: time, properties: [.init(name: "heartbeat", measurements: [.init(timestamp: time, value: "1")])])
+    }
+
+    /// A body as a device sent it, for what the decoding makes of it (key order, time forms, mistakes).
     static func upload(_ json: String) throws -> HTTPInput {
         HTTPInput(body: try JSONValue.parse(Array(json.utf8), maximumDepth: 32))
     }
@@ -62,10 +61,10 @@ struct UploadServiceTests {
                   {"measurements":[{"value":"1.5","timestamp":"1622237500"},{"value":"1.6","timestamp":"1622237510"}],"property_name":"eMeterReadingSupplyLow"},
                   {"measurements":[{"value":"1","timestamp":"1622237550"}],"property_name":"heartbeat"}],"upload_time":"1622237550"}
                 """#)
-            let answer = try await harness.call(DevicesMethods.measurementsVariable, first, credential: device)
+            let answer = try await harness.call(DevicesMethods.measurementsVariable.forwarded, first, credential: device)
             // The device lost the answer and sends again; its firmware rebuilt the JSON in another order.
-            let again = try await harness.call(DevicesMethods.measurementsVariable, first, credential: device)
-            let reorderedAgain = try await harness.call(DevicesMethods.measurementsVariable, reordered, credential: device)
+            let again = try await harness.call(DevicesMethods.measurementsVariable.forwarded, first, credential: device)
+            let reorderedAgain = try await harness.call(DevicesMethods.measurementsVariable.forwarded, reordered, credential: device)
             #expect(again == answer)
             #expect(reorderedAgain == answer)
             #expect(try await Self.count("devices.uploads", on: harness) == 1)
@@ -74,7 +73,7 @@ struct UploadServiceTests {
             // Parallel retries too.
             let later = try Self.upload(#"{"upload_time":"1622237650","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"1622237650","value":"1"}]}]}"#)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<6 { group.addTask { _ = try await harness.call(DevicesMethods.measurementsVariable, later, credential: device) } }
+                for _ in 0..<6 { group.addTask { _ = try await harness.call(DevicesMethods.measurementsVariable.forwarded, later, credential: device) } }
                 try await group.waitForAll()
             }
             #expect(try await Self.count("devices.uploads", on: harness) == 2)
@@ -84,18 +83,18 @@ struct UploadServiceTests {
 
     @Test func aRefusedUploadStoresNothing() async throws {
         try await Self.run { harness, device in
-            let unknownProperty = try Self.upload(#"""
-                {"upload_time":"1622237550","property_measurements":[
-                  {"property_name":"heartbeat","measurements":[{"timestamp":"1622237550","value":"1"}]},
-                  {"property_name":"roomTemp","measurements":[{"timestamp":"1622237550","value":"21.5"}]}]}
-                """#)
+            let at = Date(timeIntervalSince1970: 1_622_237_550)
+            let unknownProperty = VariableIntervalUpload(uploadTime: at, properties: [
+                .init(name: "heartbeat", measurements: [.init(timestamp: at, value: "1")]),
+                .init(name: "roomTemp", measurements: [.init(timestamp: at, value: "21.5")]),
+            ])
             let refused = await rpcError { try await harness.call(DevicesMethods.measurementsVariable, unknownProperty, credential: device) }
             #expect(refused == .badRequest("Invalid property name(s): {'roomTemp'}", reason: "invalid_property_names"))
             let badTime = try Self.upload(#"""
                 {"upload_time":"1622237550","property_measurements":[
                   {"property_name":"heartbeat","measurements":[{"timestamp":"1622237550","value":"1"},{"timestamp":"2021-05-28T21:32:30","value":"1"}]}]}
                 """#)
-            let naive = await rpcError { try await harness.call(DevicesMethods.measurementsVariable, badTime, credential: device) }
+            let naive = await rpcError { try await harness.call(DevicesMethods.measurementsVariable.forwarded, badTime, credential: device) }
             #expect(naive?.code == .unprocessable)
             #expect(naive?.details == [["loc": ["body", "property_measurements", "0", "measurements", "1", "timestamp"],
                                         "msg": "datetime without timezone", "type": "value_error"]])
@@ -103,7 +102,7 @@ struct UploadServiceTests {
             #expect(try await Self.count("devices.measurements", on: harness) == 0)
             // A stranger learns nothing about the body's checks: the token is refused first.
             let stranger = await rpcError {
-                try await harness.call(DevicesMethods.measurementsVariable, badTime, credential: Credential(token: "guess", expectedKind: .device))
+                try await harness.call(DevicesMethods.measurementsVariable.forwarded, badTime, credential: Credential(token: "guess", expectedKind: .device))
             }
             #expect(stranger?.code == .unauthenticated || stranger?.code == .forbidden, "\(String(describing: stranger))")
         }
@@ -118,7 +117,7 @@ struct UploadServiceTests {
                     "upload_time": .int(1_622_237_600 + Int64(index)),
                     "property_measurements": [["property_name": "heartbeat", "measurements": [["timestamp": form, "value": .string(String(index))]]]],
                 ]
-                _ = try await harness.call(DevicesMethods.measurementsVariable, HTTPInput(body: body), credential: device)
+                _ = try await harness.call(DevicesMethods.measurementsVariable.forwarded, HTTPInput(body: body), credential: device)
             }
             // Five uploads, one stored instant: the first sample kept, the others already there.
             #expect(try await Self.count("devices.uploads", on: harness) == 5)
@@ -144,7 +143,7 @@ struct UploadServiceTests {
                 (try fixed("946684800", interval: "2678400", type: "end", values: 2000), "timestamp"),
                 (try fixed("946684800", interval: "0", type: "start", values: 2), "interval"),
             ] {
-                let refused = await rpcError { try await harness.call(DevicesMethods.measurementsFixed, body, credential: device) }
+                let refused = await rpcError { try await harness.call(DevicesMethods.measurementsFixed.forwarded, body, credential: device) }
                 #expect(refused?.code == .unprocessable)
                 guard case .array(let problems)? = refused?.details, case .array(let loc)? = problems.first?["loc"] else {
                     Issue.record("no location in \(String(describing: refused))")
@@ -154,8 +153,10 @@ struct UploadServiceTests {
             }
             #expect(try await Self.count("devices.measurements", on: harness) == 0)
             // `end`: the last sample one interval before the timestamp.
-            let answer = try await harness.call(DevicesMethods.measurementsFixed, try fixed("1622237550", interval: "60", type: "end", values: 3), credential: device)
-            #expect(answer["size"] == 3)
+            let series = FixedIntervalUpload.Series(
+                property: "eMeterReadingSupplyLow", timestamp: Date(timeIntervalSince1970: 1_622_237_550), timestampType: .end, interval: 60, values: ["1", "2", "3"])
+            let answer = try await harness.call(DevicesMethods.measurementsFixed, FixedIntervalUpload(uploadTime: Date(timeIntervalSince1970: 1_622_237_550), series: [series]), credential: device)
+            #expect(answer.size == 3)
             let times = try await harness.scalar(
                 "SELECT string_agg(extract(epoch FROM timestamp)::bigint::text, ',' ORDER BY timestamp) FROM devices.measurements", as: String.self)
             #expect(times == "1622237370,1622237430,1622237490")

@@ -13,13 +13,15 @@ import Testing
 struct ConsolePartsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every `admin.json/raw/response(.method, "path"` and `download(…, route: "path"` of the console names a route the
+    /// Every `admin.json/raw/response/firstPage(.method, "path"` and `download(…, route: "path"` of the console names a route the
     /// gateway serves: a page that named another would answer 500.
     @Test func everyAdminRouteTheConsoleCallsIsRouted() throws {
-        let source = try String(contentsOf: Self.repository.appending(path: "Services/gateway/GatewayKit/Console/ConsoleRoutes.swift"), encoding: .utf8)
+        let source = try ["ConsoleRoutes.swift", "ConsoleAdministration.swift"].map { file in
+            try String(contentsOf: Self.repository.appending(path: "Services/gateway/GatewayKit/Console/\(file)"), encoding: .utf8)
+        }.joined(separator: "\n")
         let routed = Set(RouteTable.all.map { "\($0.method.rawValue) \($0.path)" })
         var used: [String] = []
-        for match in source.matches(of: /admin\.(?:json|raw|response)\(\.(get|post|put|delete), "([^"]+)"/) {
+        for match in source.matches(of: /admin\.(?:json|raw|response|firstPage)\(\.(get|post|put|delete), "([^"]+)"/) {
             used.append("\(match.1.uppercased()) \(match.2)")
         }
         for match in source.matches(of: /download\(visit, route: "([^"]+)"/) {

@@ -10,19 +10,40 @@ import HummingbirdTesting
 import JWTKit
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The gateway's router in front of fake services: real RPC servers on temporary Unix sockets whose
 /// methods echo what the gateway sent them, so tests see exactly what a service receives.
 struct GatewayHarness {
     static let adminToken = "good-admin-token"
+    /// A researcher's token: may read, not write.
+    static let researcherToken = "researcher-token"
     let directory: String
     let signingKey: SigningKey
+    /// What the fake auth was asked to append to the audit log; while `failing`, it refuses.
+    let audit = FakeAuditLog()
+
+    final class FakeAuditLog: Sendable {
+        private let state = Mutex<(records: [AuditRecord], failing: Bool)>(([], false))
+        var records: [AuditRecord] { state.withLock { $0.records } }
+        func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
+
+        func append(_ record: AuditRecord) throws -> AuditHead {
+            try state.withLock { state in
+                if state.failing { throw RPCError.unavailable("database down", reason: "database_unavailable") }
+                state.records.append(record)
+                return AuditHead(seq: Int64(state.records.count), hash: String(repeating: "a", count: 64))
+            }
+        }
+    }
 
     static let routes: [Route] = [
         Route(.post, "/account/echo", service: "devices", rpc: "fake.echo", auth: .none, style: .twomes),
         Route(.get, "/api/v1/echo/{name}", service: "devices", rpc: "fake.echo", auth: .none, style: .lemon),
         Route(.post, "/api/v1/created", service: "devices", rpc: "fake.echo", auth: .none, style: .lemon, success: .created),
-        Route(.post, "/admin/v1/echo", service: "devices", rpc: "fake.echo", auth: .admin, style: .admin),
+        Route(.post, "/admin/v1/echo", service: "devices", rpc: "fake.echo", auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/echo", service: "devices", rpc: "fake.echo", retry: .safe, auth: .admin(.researcher), style: .admin),
+        Route(.post, "/account/admin-echo", service: "devices", rpc: "fake.echo", auth: .admin(.operator), style: .twomes),
         Route(.get, "/admin/v1/jwt", service: "devices", rpc: "fake.echo", auth: .jwt(kinds: ["app"]), style: .admin),
         Route(.get, "/device/opaque", service: "devices", rpc: "fake.echo", auth: .opaque(kind: "account"), style: .twomes),
         Route(.post, "/register", service: "devices", rpc: "fake.echo", auth: .none, style: .opensense, acceptsFormBodies: true),
@@ -108,11 +129,14 @@ struct GatewayHarness {
         var methods = RPCMethods()
         struct TokenInput: Codable, Sendable { var token: String }
         methods.register("auth.admin.authenticate", input: TokenInput.self) { input, _ in
-            guard input.token == Self.adminToken else {
-                throw RPCError.unauthenticated("Invalid admin session token", reason: "invalid_admin_token")
+            switch input.token {
+            case Self.adminToken: return Principal(kind: "admin", id: "admin-1", scopes: ["operator"], name: "test operator")
+            case Self.researcherToken: return Principal(kind: "admin", id: "researcher-1", scopes: ["researcher"], name: "test researcher")
+            default: throw RPCError.unauthenticated("Invalid admin session token", reason: "invalid_admin_token")
             }
-            return Principal(kind: "admin", id: "admin-1", scopes: ["admin"])
         }
+        let audit = self.audit
+        methods.register(AuthMethods.auditAppend) { input, _ in try audit.append(input) }
         let keySet = PublicKeySet(keys: [signingKey.publicJWK!])
         methods.register("auth.keys.list", input: Empty.self) { _, _ in keySet }
         return methods

@@ -151,7 +151,7 @@ extension PlatformTests {
         @Test func aSessionEndsWhenItExpiresOrItsAdminTokenIsRevoked() async throws {
             let platform = try platform
             let token = "console-test-\(UInt64.random(in: 0...UInt64.max))"
-            _ = try platform.sql("INSERT INTO auth.admin_tokens (token_hash, label) VALUES (sha256('\(token)'::bytea), 'console test')")
+            _ = try platform.sql("INSERT INTO auth.admin_tokens (token_hash, label, scope) VALUES (sha256('\(token)'::bytea), 'console test', 'owner')")
             let browser = Browser(platform)
             try await browser.logIn(token)
             #expect(try await browser.get("/console").status == 200)

@@ -199,7 +199,7 @@ extension PlatformTests {
             let bootstrap = try await platform.custodian(["admin", "bootstrap", "--database-url", url])
             #expect(bootstrap.status != 0)
             #expect(bootstrap.output.contains("an admin token exists already"))
-            let created = try await platform.custodian(["admin", "create-token", "--database-url", url, "--label", "integration"])
+            let created = try await platform.custodian(["admin", "create-token", "--database-url", url, "--label", "integration", "--scope", "operator"])
             #expect(created.status == 0, "\(created.output)")
             let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(token.count == 43)
@@ -211,11 +211,11 @@ extension PlatformTests {
             let written = try platform.dataDirectory + "/admin-database.url"
             #expect(try String(contentsOfFile: written, encoding: .utf8) == url)
             #expect((try FileManager.default.attributesOfItem(atPath: written)[.posixPermissions] as? Int) == 0o600)
-            let found = try await platform.custodian(["admin", "create-token", "--data-dir", try platform.dataDirectory, "--label", "found"])
+            let found = try await platform.custodian(["admin", "create-token", "--data-dir", try platform.dataDirectory, "--label", "found", "--scope", "operator"])
             #expect(found.status == 0, "\(found.output)")
             let foundToken = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Bearer \(foundToken)")]).status == 200)
-            let nowhere = try await platform.custodian(["admin", "create-token", "--data-dir", "/tmp/cit-nowhere-\(UUID().uuidString.prefix(8))"])
+            let nowhere = try await platform.custodian(["admin", "create-token", "--scope", "researcher", "--data-dir", "/tmp/cit-nowhere-\(UUID().uuidString.prefix(8))"])
             #expect(nowhere.status != 0 && nowhere.output.contains("admin-database.url"), "\(nowhere.output)")
         }
     }

@@ -210,6 +210,25 @@ final class RunningPlatform: Sendable {
         try Shell.run([binary] + arguments, as: asDatabaseOwner ? "postgres" : nil)
     }
 
+    /// A copy of the audit log (the `audit` schema as `pg_dump` writes it) in a new database of the same cluster, for
+    /// tests that tamper with entries as the database's owner without touching the platform's own log. Its URL.
+    func copyOfAuditLog() throws -> String {
+        let admin = try adminDatabaseURL
+        let name = "audit_copy_\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try sql("CREATE DATABASE \(name)")
+        guard let path = admin.range(of: "/custodian", options: .backwards) else { throw PlatformError("no database in \(admin)") }
+        let copy = admin.replacingCharacters(in: path, with: "/\(name)")
+        let file = dataDirectory + "/\(name).sql"
+        _ = try run(Self.postgresTool("pg_dump"), ["--dbname=\(admin)", "--schema=audit", "--no-owner", "--no-privileges", "--file=\(file)"])
+        _ = try run(Self.postgresTool("psql"), [copy, "-q", "-v", "ON_ERROR_STOP=1", "-f", file])
+        return copy
+    }
+
+    /// Runs SQL as the cluster's superuser in another database of the cluster (a copy made by ``copyOfAuditLog()``).
+    func sql(_ statement: String, in url: String) throws -> String {
+        try run(Self.postgresTool("psql"), [url, "-At", "-c", statement]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The process ids of every service and the gateway, as `custodian up` last started them.
     func processIDs() throws -> [String: pid_t] {
         var ids: [String: pid_t] = [:]

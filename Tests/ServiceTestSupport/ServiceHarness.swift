@@ -1,4 +1,5 @@
 import CustodianContracts
+import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 import Foundation
@@ -102,6 +103,12 @@ public final class ServiceHarness: Sendable {
         let context = CallContext(requestID: "test-\(RequestID.random())", deadline: Date().addingTimeInterval(30),
                                   principal: principal, credential: credential, logger: logger)
         return try await client.call(method, input: input, context: context)
+    }
+
+    /// Calls a routed method with a typed input, as the gateway would call it with the request that reads as it.
+    public func call<Input, Result>(_ method: RoutedMethod<Input, Result>, _ input: Input, as principal: Principal? = nil,
+                                    credential: Credential? = nil) async throws -> Result {
+        try await call(method.typed, input, as: principal, credential: credential)
     }
 
     /// The first column of the first row of `query`, run as the database's owner.

@@ -1,3 +1,4 @@
+import CustodianAudit
 import CustodianLocalPostgres
 import CustodianRuntime
 import Foundation
@@ -38,6 +39,7 @@ public actor TestPostgres {
         }
         try await PostgresClient.withClient(url: admin, poolSize: 1, logger: logger) { client in
             try await DatabaseProvisioner().provision(roles, on: client, logger: logger)
+            if services.contains(AuditSchema.writer) { try await AuditSchema.provision(on: client, logger: logger) }
         }
         let urls = Dictionary(uniqueKeysWithValues: roles.map { ($0.service, admin.with(username: $0.role, password: $0.password)) })
         return (admin, urls)

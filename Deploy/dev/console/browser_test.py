@@ -61,6 +61,7 @@ class Context:
         self.driver = None
         self.cookie_value = None
         self.pseudonym = None
+        self.researcher_token = None
         self.device = "TWOMES-" + secrets.token_hex(3).upper()
         self.secret = "".join(secrets.choice("0123456789") for _ in range(8))
 
@@ -443,6 +444,103 @@ def step_logout(c):
     print(f"   (the old cookie now gets {status} {headers.get('Location', '')})")
 
 
+def step_identity(c):
+    """l1. The header names the identity behind the session: the token's label and its scope."""
+    c.driver.get(c.url("/console"))
+    c.wait_for_path("/console")
+    identity = c.find("header #identity", "the session's identity in the header").text
+    check("custodian up" in identity and "owner" in identity,
+          f"header #identity reads {identity!r}, expected the label 'custodian up' and the scope 'owner'")
+    for link in ("nav-audit", "nav-tokens"):
+        c.find(f"a#{link}", f"an owner's navigation link a#{link}")
+
+
+def step_tokens(c):
+    """m. Owners list, create and revoke admin identities; a new token is shown once."""
+    c.follow("nav-tokens", "/console/tokens")
+    c.check_page("/console/tokens", "Admin tokens")
+    for label in ("browser researcher", "browser leaver"):
+        c.find("input#token-label").send_keys(label)
+        Select(c.find("select#token-scope")).select_by_visible_text("researcher")
+        if label == "browser leaver":
+            c.find("input#token-expires").send_keys("30")
+        c.submit("button#create-token")
+        c.check_page("the token-created page")
+        token = c.find("#new-token").text.strip()
+        check(re.fullmatch(r"[A-Za-z0-9_-]{43}", token), f"#new-token holds {token!r}, not a 43-character token")
+        if label == "browser researcher":
+            c.researcher_token = token
+    rows = c.driver.find_elements(By.CSS_SELECTOR, "table#identities tbody tr")
+    leaver = [row for row in rows if "browser leaver" in row.text]
+    check(leaver and "researcher" in leaver[0].text, f"table#identities has no researcher row 'browser leaver': "
+          f"{[row.text for row in rows]}")
+    c.screenshot("tokens.png")
+    button = leaver[0].find_element(By.CSS_SELECTOR, "button.revoke")
+    old = c.driver.find_element(By.TAG_NAME, "html")
+    button.click()
+    c.wait(expected_conditions.staleness_of(old), "revoking did not load a new page")
+    c.check_page("the page after revoking")
+    notice = c.find("#notice").text
+    check("browser leaver" in notice and "revoked" in notice, f"#notice reads {notice!r} after revoking")
+    row = [r for r in c.driver.find_elements(By.CSS_SELECTOR, "table#identities tbody tr") if "browser leaver" in r.text][0]
+    check(not row.find_elements(By.CSS_SELECTOR, "button.revoke"), "the revoked identity can still be revoked")
+
+
+def step_audit(c):
+    """n. The audit log page: a participant's history from their pseudonym, filters, the session's identity, CSV."""
+    c.follow("nav-accounts", "/console/twomes/accounts")
+    row = c.find(f'tr[data-pseudonym="{c.pseudonym}"]', f"the row of account {c.pseudonym}")
+    link = row.find_element(By.CSS_SELECTOR, "a.history")
+    old = c.driver.find_element(By.TAG_NAME, "html")
+    link.click()
+    c.wait(expected_conditions.staleness_of(old), "the pseudonym's history link did not load a new page")
+    c.wait_for_path("/console/audit")
+    c.check_page("/console/audit", "Audit log")
+    check(c.find("input#audit-target").get_attribute("value") == c.pseudonym, "the target filter is not the pseudonym")
+    rows = [r.text for r in c.driver.find_elements(By.CSS_SELECTOR, "table#audit-entries tbody tr")]
+    made = [r for r in rows if "POST /account" in r]
+    check(made and "custodian up" in made[0] and "200" in made[0],
+          f"the history of {c.pseudonym} has no 'POST /account' entry by 'custodian up' with status 200: {rows}")
+    c.screenshot("audit.png")
+    # The filters: the identity and the action, as typed into the form.
+    c.follow("nav-audit", "/console/audit")
+    c.find("input#audit-identity").send_keys("custodian up")
+    c.find("input#audit-action").send_keys("POST /admin/v1/tokens")
+    c.submit("button#audit-filter")
+    c.check_page("the filtered audit log")
+    rows = [r.text for r in c.driver.find_elements(By.CSS_SELECTOR, "table#audit-entries tbody tr")]
+    check(len(rows) >= 4 and all("POST /admin/v1/tokens" in r for r in rows),
+          f"filtering by identity and action shows {rows}, expected the two token creations' begin and end")
+    href = c.find("a#audit-csv").get_attribute("href")
+    status, headers, body = c.raw("GET", urllib.parse.urlsplit(href).path + "?" + urllib.parse.urlsplit(href).query,
+                                  {"Cookie": f"{COOKIE}={c.cookie_value}"})
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/csv"),
+          f"the audit CSV answered {status} {headers.get('Content-Type')}")
+    text = body.decode()
+    check(text.startswith("seq,at,phase,identity,") and "POST /admin/v1/tokens" in text and c.researcher_token not in text,
+          f"the audit CSV is not the filtered log without tokens: {text[:300]!r}")
+
+
+def step_researcher(c):
+    """o. A researcher's session: its identity in the header, no owners' pages, refused at the audit log."""
+    c.driver.get(c.url("/console/login"))
+    c.wait_for_path("/console/login")
+    field = c.find("input#token")
+    field.clear()
+    field.send_keys(c.researcher_token)
+    c.submit("button#login")
+    c.wait_for_path("/console")
+    identity = c.find("header #identity").text
+    check("browser researcher" in identity and "researcher" in identity, f"header #identity reads {identity!r}")
+    check(not c.driver.find_elements(By.CSS_SELECTOR, "a#nav-audit, a#nav-tokens"), "a researcher's navigation shows owners' pages")
+    c.driver.get(c.url("/console/audit"))
+    c.wait(lambda d: d.execute_script("return document.readyState") == "complete", "/console/audit did not load")
+    check(c.status() in (0, 403), f"a researcher's /console/audit answered {c.status()}, expected 403")
+    heading = c.find("h1").text.strip()
+    check(heading == "Not allowed", f"a researcher's /console/audit has the heading {heading!r}, expected 'Not allowed'")
+    check("owner" in c.find("main").text, "the refusal does not say which scope is needed")
+
+
 STEPS = [
     ("a. /console redirects to /console/login; CSP and framing headers", step_redirect_and_headers),
     ("k1. login form field has a label", step_login_labels),
@@ -455,7 +553,11 @@ STEPS = [
     ("g. label sheet printed, device marked printed", step_labels),
     ("h. CSV export downloads measurements.csv", step_export),
     ("i. overview, OpenSense, vault, consumers, links, LEMON pages render", step_pages),
+    ("l1. the header names the session's identity and scope", step_identity),
+    ("m. admin tokens: created (shown once) and revoked", step_tokens),
+    ("n. audit log: a pseudonym's history, filters, CSV", step_audit),
     ("j. logout revokes the session", step_logout),
+    ("o. a researcher's session: identity shown, owners' pages refused", step_researcher),
 ]
 
 

@@ -91,5 +91,18 @@ enum AuthMigrations {
             """,
             "CREATE INDEX console_sessions_expiry ON auth.console_sessions (expires_at)",
         ]),
+        // Admin identities: a scope, who made each, an optional expiry, when it was last used. Tokens made before
+        // scopes existed were all-powerful, and stay so as owners.
+        Migration(6, "admin identities with scopes and expiry", [
+            """
+            ALTER TABLE auth.admin_tokens
+                ADD COLUMN scope text NOT NULL DEFAULT 'owner' CONSTRAINT admin_token_scope CHECK (scope IN ('researcher', 'operator', 'owner')),
+                ADD COLUMN created_by text,
+                ADD COLUMN expires_at timestamptz,
+                ADD COLUMN last_used_at timestamptz
+            """,
+            // New identities name their scope: no default that could hand out owner by accident.
+            "ALTER TABLE auth.admin_tokens ALTER COLUMN scope DROP DEFAULT",
+        ]),
     ]
 }

@@ -1,3 +1,4 @@
+import CustodianAudit
 import CustodianContracts
 import CustodianHTTP
 import CustodianJWT
@@ -47,6 +48,19 @@ public enum AuthService {
         methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }
+        // Owners manage identities (the gateway holds these routes to the owner scope); who made one is recorded.
+        methods.register(AuthMethods.tokensList, requires: [.admin]) { _, context in try await adminTokens.list(logger: context.logger) }
+        methods.register(AuthMethods.tokensCreate, requires: [.admin]) { input, context in
+            try await adminTokens.create(label: input.label, scope: input.scope, expiresIn: input.expiresIn,
+                                         createdBy: context.principal?.name ?? context.principal?.id, logger: context.logger)
+        }
+        methods.register(AuthMethods.tokensRevoke, requires: [.admin]) { input, context in
+            try await adminTokens.revoke(input.id, logger: context.logger)
+        }
+        let audit = AuditLog(ledger: AuditLedger(database: environment.database))
+        methods.register(AuthMethods.auditAppend) { input, context in try await audit.append(input, context: context) }
+        methods.register(AuthMethods.auditHead) { _, context in try await audit.ledger.head(logger: context.logger) }
+        methods.register(AuthMethods.auditList, requires: [.admin]) { try await audit.list($0, context: $1) }
         let console = ConsoleSessions(database: environment.database, adminTokens: adminTokens)
         methods.register(AuthMethods.consoleLogin) { input, context in try await console.login(input.token, logger: context.logger) }
         methods.register(AuthMethods.consoleSession) { input, context in try await console.session(input.token, logger: context.logger) }

@@ -7,7 +7,7 @@ import Logging
 import PostgresNIO
 
 /// The researcher console's logins: a session token per login, kept only as its hash, that ends after
-/// ``lifetime``, at logout, or when the admin token it was opened with is revoked.
+/// ``lifetime``, at logout, or when the admin token it was opened with is revoked or expires.
 struct ConsoleSessions: Sendable {
     let database: Database
     let adminTokens: AdminTokens
@@ -32,11 +32,12 @@ struct ConsoleSessions: Sendable {
     func session(_ token: String, logger: Logger) async throws -> Principal {
         let rows = try await database.query(
             """
-            SELECT s.admin_token_id FROM auth.console_sessions s JOIN auth.admin_tokens a ON a.id = s.admin_token_id
+            SELECT a.id, a.label, a.scope FROM auth.console_sessions s JOIN auth.admin_tokens a ON a.id = s.admin_token_id
             WHERE s.token_hash = \(SecretToken.hash(token)) AND s.revoked_at IS NULL AND s.expires_at > now() AND a.revoked_at IS NULL
+              AND (a.expires_at IS NULL OR a.expires_at > now())
             """, logger: logger)
-        for try await id in rows.decode(UUID.self) {
-            return Principal(kind: "admin", id: id.uuidString.lowercased(), scopes: ["admin"])
+        for try await (id, label, scope) in rows.decode((UUID, String, String).self) {
+            return AdminTokens.principal(id: id, label: label, scope: scope)
         }
         throw RPCError.unauthenticated("The console session has ended; log in again", reason: "console_session_ended")
     }

@@ -24,25 +24,29 @@ public enum DevicesService {
         let openSenseAdmin = OpenSenseAdmin(database: database, sealer: sealer)
 
         var methods = RPCMethods()
-        methods.register(routed: DevicesMethods.accountCreate, requires: [.admin]) { try await accounts.create($0, context: $1) }
-        methods.register(routed: DevicesMethods.accountActivate) { try await accounts.activate($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceCreate, requires: [.admin]) { try await devices.create($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceType) { try await devices.deviceType($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceAttach) { try await devices.attach($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceActivate) { try await devices.activate($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceGet) { try await devices.get($0, context: $1) }
-        methods.register(routed: DevicesMethods.measurementsVariable) { try await measurements.uploadVariable($0, context: $1) }
-        methods.register(routed: DevicesMethods.measurementsFixed) { try await measurements.uploadFixed($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceTypesCreate, requires: [.admin]) { try await deviceTypes.create($0, context: $1) }
-        methods.register(routed: DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
-        methods.register(routed: DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
-        methods.register(routed: DevicesMethods.devicesList, requires: [.admin]) { try await researcher.devices($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
-        methods.register(routed: DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
-        methods.register(routed: DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
-        methods.register(routed: DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0, context: $1) }
+        methods.register(DevicesMethods.accountCreate, requires: [.admin]) { try await accounts.create($0, context: $1) }
+        methods.register(DevicesMethods.accountActivate) { try await accounts.activate($0, context: $1) }
+        methods.register(DevicesMethods.deviceCreate, requires: [.admin]) { try await devices.create($0, context: $1) }
+        methods.register(DevicesMethods.deviceType) { try await devices.deviceType($0, context: $1) }
+        // The app's session first, whatever the body says (the backend's order: 401 before 422).
+        methods.register(DevicesMethods.deviceAttach, beforeRefusingInput: { _ = try await sessions.account($0) }) { try await devices.attach($0, context: $1) }
+        methods.register(DevicesMethods.deviceActivate) { try await devices.activate($0, context: $1) }
+        methods.register(DevicesMethods.deviceGet) { try await devices.get($0, context: $1) }
+        // A stranger learns nothing about an upload's checks: the device's session is checked before a bad body is
+        // answered (a device keeps the order it had, 401/403 before 422). A good body's upload checks it in its statement.
+        let deviceFirst: @Sendable (CallContext) async throws -> Void = { _ = try await sessions.device($0) }
+        methods.register(DevicesMethods.measurementsVariable, beforeRefusingInput: deviceFirst) { try await measurements.store($0, context: $1) }
+        methods.register(DevicesMethods.measurementsFixed, beforeRefusingInput: deviceFirst) { try await measurements.store($0, context: $1) }
+        methods.register(DevicesMethods.deviceTypesCreate, requires: [.admin]) { try await deviceTypes.create($0.definition, context: $1) }
+        methods.register(DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
+        methods.register(DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
+        methods.register(DevicesMethods.devicesList, requires: [.admin]) { try await researcher.devices($0, context: $1) }
+        methods.register(DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
+        methods.register(DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
+        methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
+        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
+        methods.register(DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
+        methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0.configuration, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianJSON
 import CustodianRPC
 import Foundation
@@ -76,6 +77,12 @@ public enum APIStyle: String, Sendable, CaseIterable {
         default:
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authorization must be a Bearer token", style: self)
         }
+    }
+
+    /// What an admin whose identity's scope does not include the route's gets (before any service is called).
+    func insufficientScope(needed: AdminScope, has scope: AdminScope?) -> GatewayError {
+        GatewayError(status: .forbidden, reason: "insufficient_scope",
+                     message: "This needs the \(needed.rawValue) scope; this identity has the \(scope?.rawValue ?? "no") scope", style: self)
     }
 
     /// A request holding U+0000 anywhere (body, form, path, query): no API of ours means anything by it and

@@ -39,7 +39,7 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: .init(address: .hostname(gatewayConfiguration.host, port: gatewayConfiguration.port), serverName: nil),
-        services: [rpc],
+        services: [rpc, AuditHeadPublisher(rpc: rpc, metrics: metrics, interval: gatewayConfiguration.auditHeadInterval, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? gatewayConfiguration.port) },
         logger: logger)
 }
@@ -57,7 +57,7 @@ public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics
         let forwarder = RouteForwarder(
             route: route, rpc: rpc, authenticator: authenticator,
             maximumBodySize: configuration.maximumBodySize, serviceTimeout: configuration.serviceTimeout, sessionKeys: sessionKeys,
-            rateLimits: rateLimits)
+            rateLimits: rateLimits, audit: AuditTrail(rpc: rpc))
         forwarders["\(route.method) \(route.path)"] = forwarder
         router.on(RouterPath(route.path), method: route.method) { request, context in
             try await forwarder.respond(to: request, context: context)

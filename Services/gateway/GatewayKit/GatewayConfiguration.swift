@@ -19,6 +19,8 @@ public struct GatewayConfiguration: Sendable {
     /// Whether the console's cookies are `Secure`: by default whenever the gateway serves TLS; set it when a proxy in
     /// front terminates TLS for a gateway that serves plain HTTP.
     public var consoleSecureCookies: Bool
+    /// How often the audit log's head is fetched and published (a log line and `/metrics`).
+    public var auditHeadInterval: Duration
 
     public init(_ configuration: Configuration) throws {
         host = configuration.string("CUSTODIAN_HTTP_HOST", default: "127.0.0.1")
@@ -48,6 +50,8 @@ public struct GatewayConfiguration: Sendable {
         }
         self.connections = connections
         rateLimits = try RateLimitSettings(configuration)
+        auditHeadInterval = try configuration.duration("CUSTODIAN_AUDIT_HEAD_INTERVAL", default: .seconds(60))
+        guard auditHeadInterval > .zero else { throw ConfigurationError(message: "CUSTODIAN_AUDIT_HEAD_INTERVAL must be longer than 0s") }
 
         let secureDefault = insecureHTTP && tlsCertificatePath == nil ? "false" : "true"
         consoleSecureCookies = ["1", "true", "yes"].contains(configuration.string("CUSTODIAN_CONSOLE_SECURE_COOKIES", default: secureDefault).lowercased())

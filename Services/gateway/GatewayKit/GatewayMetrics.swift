@@ -1,3 +1,4 @@
+import CustodianContracts
 import Foundation
 import Prometheus
 import Synchronization
@@ -96,10 +97,23 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
+    /// The audit log's head as last published; its hash is a label, so it is written out here rather than kept as one
+    /// more series in the registry per head.
+    let auditHead = Mutex<AuditHead?>(nil)
+
     func render() -> String {
         registry.makeGauge(
             descriptor: .init(metricName: "custodian_http_connections_open", unitName: "", helpText: "Open client connections")
         ).set(Int64(connections.open.load(ordering: .relaxed)))
-        return registry.emitToString()
+        var text = registry.emitToString()
+        if let head = auditHead.withLock({ $0 }) {
+            text += """
+                # HELP custodian_audit_head The audit log's last entry: its sequence number as the value, its hash as a label
+                # TYPE custodian_audit_head gauge
+                custodian_audit_head{hash="\(head.hash)"} \(head.seq)
+
+                """
+        }
+        return text
     }
 }

@@ -46,11 +46,13 @@ struct GatewayMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - started
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
-        context.logger.info("request", metadata: [
+        var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "route": .string(route),
             "status": .stringConvertible(response.status.code),
             "ms": .stringConvertible((duration.seconds * 1000).rounded()),
-        ])
+        ]
+        if let admin = context.admin.text { metadata["admin"] = .string(admin) }
+        context.logger.info("request", metadata: metadata)
         return response
     }
 

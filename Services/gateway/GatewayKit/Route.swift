@@ -39,15 +39,8 @@ public struct Route: Sendable {
     /// secret or makes a new identity, `standard` for the rest.
     public var rateClass: RateClass
 
-    /// How a successful result becomes the response.
-    public enum Rendering: Sendable {
-        /// The result is JSON, rendered in the route's API style.
-        case json
-        /// The result is a ``RawHTTPReply``: status, headers and body as the service made them.
-        case raw
-        /// The result is a ``StreamPage``; the gateway fetches the following pages while it writes the body.
-        case stream
-    }
+    /// How a successful result becomes the response: said by the type of the method's result.
+    public typealias Rendering = RoutedRendering
 
     /// What the service gets in ``HTTPInput/body``.
     public enum BodyFormat: Sendable {
@@ -59,14 +52,14 @@ public struct Route: Sendable {
     }
 
     /// A route to the method `rpc`, whose kind of result says how the answer is made (``RoutedResult``).
-    public init<Result: RoutedResult>(
-        _ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, Result>,
+    public init<Target: RouteTarget>(
+        _ method: HTTPRequest.Method, _ path: String, _ rpc: Target,
         auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok,
         forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
         maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
     ) {
         self.init(method, path, service: rpc.service, rpc: rpc.name, retry: rpc.retry, auth: auth, style: style, success: successStatus,
-                  rendering: Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
+                  rendering: Target.Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
                   body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
     }
 
@@ -104,25 +97,8 @@ public enum AuthScheme: Sendable, Equatable {
     /// A signed request (`X-API-Key`, `X-API-Timestamp`, `X-API-Sig`: an HMAC over the method, target,
     /// timestamp and body digest), checked by `routes`, which holds the API consumers' secrets (docs/geotag.md).
     case signature
-    /// A researcher/admin bearer token, checked by `auth`.
-    case admin
-}
-
-/// What a routed method answers, and so how the gateway makes the response of it.
-public protocol RoutedResult: Codable, Sendable {
-    static var rendering: Route.Rendering { get }
-}
-
-extension JSONValue: RoutedResult {
-    public static var rendering: Route.Rendering { .json }
-}
-
-extension RawHTTPReply: RoutedResult {
-    public static var rendering: Route.Rendering { .raw }
-}
-
-extension StreamPage: RoutedResult {
-    public static var rendering: Route.Rendering { .stream }
+    /// A researcher/admin bearer token, checked by `auth`, of an identity whose scope includes this one (docs/admin.md).
+    case admin(AdminScope)
 }
 
 /// Every route the gateway serves. Domain issues add theirs here.
@@ -130,7 +106,15 @@ public enum RouteTable {
     /// The largest plaintext an app seals into a request: a 16 KiB survey (docs/lemon.md).
     public static let maximumSealedPlaintextSize = 16 * 1024
 
-    public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics
+    public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics + administration
+
+    /// Who may administer: owners manage the admin identities and read the audit log (docs/admin.md).
+    static let administration: [Route] = [
+        Route(.get, "/admin/v1/tokens", AuthMethods.tokensList, auth: .admin(.owner), style: .admin),
+        Route(.post, "/admin/v1/tokens", AuthMethods.tokensCreate, auth: .admin(.owner), style: .admin, success: .created),
+        Route(.delete, "/admin/v1/tokens/{token_id}", AuthMethods.tokensRevoke, auth: .admin(.owner), style: .admin),
+        Route(.get, "/admin/v1/audit", AuthMethods.auditList, auth: .admin(.owner), style: .admin),
+    ]
 
     /// The LEMON tracing app's API: the handshake in the clear, everything after it end-to-end
     /// encrypted with the session's keys (docs/lemon.md).
@@ -167,12 +151,12 @@ public enum RouteTable {
         Route(.post, "/api/repos/{identifier}/items/decrypted", VaultMethods.itemsDecrypted, auth: .jwt(kinds: [.user]), style: .oyd),
         Route(.post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,
               rateClass: .credential),
-        Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/vault/users", VaultMethods.adminUsers, auth: .admin, style: .admin),
-        Route(.post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin, style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin, style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", VaultMethods.adminGrant, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/vault/modules/{module_id}/qr", VaultMethods.adminModuleQR, auth: .admin, style: .admin),
+        Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.get, "/admin/v1/vault/users", VaultMethods.adminUsers, auth: .admin(.researcher), style: .admin),
+        Route(.post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", VaultMethods.adminGrant, auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/vault/modules/{module_id}/qr", VaultMethods.adminModuleQR, auth: .admin(.operator), style: .admin),
     ]
 
     /// The OpenSense framework's backend (docs/opensense.md) and its researcher routes (docs/admin.md, "OpenSense").
@@ -181,17 +165,17 @@ public enum RouteTable {
               rateClass: .credential),
         Route(.get, "/config", DevicesMethods.opensenseConfig, auth: .none, style: .opensense),
         Route(.post, "/upload", DevicesMethods.opensenseUpload, auth: .none, style: .opensense, acceptsFormBodies: true),
-        Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/opensense/devices/{device_id}/key", DevicesMethods.opensenseKey, auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/opensense/config", DevicesMethods.opensenseReplaceConfig, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/opensense/batches", DevicesMethods.opensenseExport, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/opensense/devices/{device_id}/key", DevicesMethods.opensenseKey, auth: .admin(.owner), style: .admin),
+        Route(.put, "/admin/v1/opensense/config", DevicesMethods.opensenseReplaceConfig, auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/opensense/batches", DevicesMethods.opensenseExport, auth: .admin(.researcher), style: .admin),
     ]
 
     /// Twomes provisioning (docs/twomes.md), and the researcher's view of it (docs/admin.md, "Researcher routes").
     static let twomes: [Route] = [
-        Route(.post, "/account", DevicesMethods.accountCreate, auth: .admin, style: .twomes),
+        Route(.post, "/account", DevicesMethods.accountCreate, auth: .admin(.operator), style: .twomes),
         Route(.post, "/account/activate", DevicesMethods.accountActivate, auth: .none, style: .twomes, rateClass: .credential),
-        Route(.post, "/device", DevicesMethods.deviceCreate, auth: .admin, style: .twomes),
+        Route(.post, "/device", DevicesMethods.deviceCreate, auth: .admin(.operator), style: .twomes),
         Route(.get, "/device_type/{device_name}", DevicesMethods.deviceType, auth: .opaque(kind: .account), style: .twomes),
         Route(.post, "/account/device/activate", DevicesMethods.deviceAttach, auth: .opaque(kind: .account), style: .twomes,
               rateClass: .credential),
@@ -199,20 +183,20 @@ public enum RouteTable {
         Route(.get, "/device/{device_name}", DevicesMethods.deviceGet, auth: .opaque(kind: .account), style: .twomes),
         Route(.post, "/device/measurements/variable-interval", DevicesMethods.measurementsVariable, auth: .opaque(kind: .device), style: .twomes),
         Route(.post, "/device/measurements/fixed-interval", DevicesMethods.measurementsFixed, auth: .opaque(kind: .device), style: .twomes),
-        Route(.post, "/admin/v1/device-types", DevicesMethods.deviceTypesCreate, auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin, style: .admin),
+        Route(.post, "/admin/v1/device-types", DevicesMethods.deviceTypesCreate, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin(.operator), style: .admin),
     ]
 
     /// QR code images and self-hosted short links (the `links` service; docs/links.md).
     static let links: [Route] = [
-        Route(.get, "/admin/v1/qr", LinksMethods.qrHttp, auth: .admin, style: .admin),
-        Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/links", LinksMethods.shortList, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/qr", LinksMethods.qrHttp, auth: .admin(.operator), style: .admin),
+        Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.get, "/admin/v1/links", LinksMethods.shortList, auth: .admin(.researcher), style: .admin),
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
         Route(.get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
               forwardedHeaders: [.userAgent]),
@@ -226,24 +210,24 @@ public enum RouteTable {
         Route(.get, "/route/lookup/{lookup_id}", RoutesMethods.routeLookup, auth: .signature, style: .geotag),
         Route(.get, "/route/{route_id}", RoutesMethods.routeGet, auth: .signature, style: .geotag),
         Route(.delete, "/route/{route_id}", RoutesMethods.routeDelete, auth: .signature, style: .geotag, success: .noContent),
-        Route(.post, "/admin/v1/api-consumers", RoutesMethods.consumersCreate, auth: .admin, style: .admin, success: .created),
-        Route(.get, "/admin/v1/api-consumers", RoutesMethods.consumersList, auth: .admin, style: .admin),
+        Route(.post, "/admin/v1/api-consumers", RoutesMethods.consumersCreate, auth: .admin(.operator), style: .admin, success: .created),
+        Route(.get, "/admin/v1/api-consumers", RoutesMethods.consumersList, auth: .admin(.researcher), style: .admin),
     ]
 
     /// The statistics service's researcher routes (docs/admin.md); its app routes are in ``lemon``.
     static let statistics: [Route] = [
-        Route(.get, "/admin/v1/statistics/countries", StatisticsMethods.adminCountriesList, auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/countries/{alpha2}", StatisticsMethods.adminCountriesUpsert, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/languages", StatisticsMethods.adminLanguagesList, auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/languages/{alpha2}", StatisticsMethods.adminLanguagesUpsert, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/symptoms", StatisticsMethods.adminSymptomsList, auth: .admin, style: .admin),
-        Route(.put, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsUpsert, auth: .admin, style: .admin),
-        Route(.delete, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsDeactivate, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/countries", StatisticsMethods.adminCountriesList, auth: .admin(.researcher), style: .admin),
+        Route(.put, "/admin/v1/statistics/countries/{alpha2}", StatisticsMethods.adminCountriesUpsert, auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/statistics/languages", StatisticsMethods.adminLanguagesList, auth: .admin(.researcher), style: .admin),
+        Route(.put, "/admin/v1/statistics/languages/{alpha2}", StatisticsMethods.adminLanguagesUpsert, auth: .admin(.operator), style: .admin),
+        Route(.get, "/admin/v1/statistics/symptoms", StatisticsMethods.adminSymptomsList, auth: .admin(.researcher), style: .admin),
+        Route(.put, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsUpsert, auth: .admin(.operator), style: .admin),
+        Route(.delete, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsDeactivate, auth: .admin(.operator), style: .admin),
         // The CSV travels as one string in one RPC frame (CUSTODIAN_MAX_FRAME_SIZE, 8 MiB by default): 6 MiB leaves room for escaping.
-        Route(.post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin, style: .admin,
+        Route(.post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin(.operator), style: .admin,
               success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
-        Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin, style: .admin),
-        Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin, style: .admin),
+        Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin(.researcher), style: .admin),
     ]
 
     /// The services the gateway talks to: those of its routes, `auth` (which checks credentials), and the

@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
@@ -17,6 +18,7 @@ struct RouteForwarder: Sendable {
     let serviceTimeout: Duration
     let sessionKeys: SessionKeyCache
     let rateLimits: RouteRateLimits
+    let audit: AuditTrail
 
     /// Deeper JSON than this is refused before any service sees it.
     static let maximumJSONDepth = 32
@@ -47,6 +49,7 @@ struct RouteForwarder: Sendable {
             try await authenticator.authenticate(route, request: request, body: nil, context: &callContext)
             rawBody = try await collectBody(of: request)
         }
+        context.admin.record(callContext.principal)
         // Reading and writing a large body's JSON takes milliseconds: not on the connection's event loop.
         if rawBody.readableBytes >= OffLoop.largeBodySize {
             return try await OffLoop.run { [callContext] in try await forward(rawBody, of: request, context: context, callContext: callContext) }
@@ -94,29 +97,55 @@ struct RouteForwarder: Sendable {
     /// The route's answer to an input, for a caller the context names: one authenticated from the request, or
     /// the console's logged-in researcher (whose pages are made of the admin routes' answers).
     func answer(_ input: HTTPInput, callContext: CallContext, logger: Logger) async throws -> Response {
-        let input = try admitted(input, principal: callContext.principal)
-        do {
-            switch route.rendering {
-            case .json:
-                let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self, retry: route.retry)
-                // 204 has no body by definition (RFC 9110, 15.3.5), whatever the method returned.
-                if route.successStatus == .noContent { return Response(status: .noContent) }
-                return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
-            case .raw:
-                let reply = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: RawHTTPReply.self, retry: route.retry)
-                return try Self.response(from: reply, style: route.style)
-            case .stream:
+        switch route.rendering {
+        case .json:
+            let result = try await call(input, callContext: callContext, as: JSONValue.self)
+            // 204 has no body by definition (RFC 9110, 15.3.5), whatever the method returned.
+            if route.successStatus == .noContent { return Response(status: .noContent) }
+            return JSONResponse.make(route.style.successBody(result, status: route.successStatus), status: route.successStatus)
+        case .raw:
+            return try Self.response(from: try await call(input, callContext: callContext, as: RawHTTPReply.self), style: route.style)
+        case .stream:
+            let input = try admitted(input, principal: callContext.principal)
+            let begun = try await audit.begin(route, input: input, context: callContext)
+            do {
                 // The first page comes before the status line, so that a bad request still gets its 4xx.
                 let first = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self, retry: route.retry)
-                return streamedResponse(first: first, input: input, context: callContext)
+                return streamedResponse(first: first, input: input, context: callContext, audited: begun)
+            } catch let error as RPCError {
+                let refusal = serviceError(error, logger: logger)
+                await audit.refused(begun, style: route.style, status: refusal.status, context: callContext)
+                throw refusal
             }
-        } catch let error as RPCError {
-            throw serviceError(error, logger: logger)
         }
     }
 
-    /// The input as the service gets it, once the rules every input obeys hold and the account it names has its turn.
+    /// The route's method called with an input, for a caller the context names: the input admitted, the caller's scope
+    /// checked, and the call recorded in the audit log before and after (an admin call that cannot be recorded is not made).
+    func call<Result: Codable & Sendable>(_ input: HTTPInput, callContext: CallContext, as type: Result.Type) async throws -> Result {
+        let input = try admitted(input, principal: callContext.principal)
+        let begun = try await audit.begin(route, input: input, context: callContext)
+        let result: Result
+        do {
+            result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: Result.self, retry: route.retry)
+        } catch let error as RPCError {
+            let refusal = serviceError(error, logger: callContext.logger)
+            await audit.refused(begun, style: route.style, status: refusal.status, context: callContext)
+            throw refusal
+        }
+        // Reads say how much they returned; a write names what it made.
+        let counts = route.method == .get ? AuditTrail.Counts(result) : AuditTrail.Counts()
+        try await audit.end(begun, style: route.style, status: route.successStatus, counts: counts, created: result as? JSONValue, context: callContext)
+        return result
+    }
+
+    /// The input as the service gets it, once the rules every input obeys hold, the caller's scope allows the route,
+    /// and the account it names has its turn.
     func admitted(_ input: HTTPInput, principal: Principal?) throws -> HTTPInput {
+        if case .admin(let needed) = route.auth {
+            let scope = AdminScope(of: principal)
+            guard let scope, scope.allows(needed) else { throw route.style.insufficientScope(needed: needed, has: scope) }
+        }
         if input.containsNUL { throw route.style.nulCharacter() }
         try rateLimits.admitAccount(route, input: input, principal: principal)
         return input
@@ -137,7 +166,9 @@ struct RouteForwarder: Sendable {
 
     /// Writes the pages as they come; a failure after the first page can only cut the body short, which
     /// the client notices as a truncated chunked response.
-    private func streamedResponse(first: StreamPage, input: HTTPInput, context: CallContext) -> Response {
+    /// The audit log's `end` entry of an audited export is written after the last page and before the body's end: when it
+    /// cannot be written, the body is cut short too.
+    private func streamedResponse(first: StreamPage, input: HTTPInput, context: CallContext, audited: AuditRecord?) -> Response {
         var headers = HTTPFields()
         for (name, value) in first.headers ?? [:] {
             if let fieldName = HTTPField.Name(name) { headers[fieldName] = value }
@@ -145,10 +176,13 @@ struct RouteForwarder: Sendable {
         let route = self.route
         let rpc = self.rpc
         let timeout = serviceTimeout
+        let audit = self.audit
         return Response(status: route.successStatus, headers: headers, body: ResponseBody { writer in
             var page = first
             var pageInput = input
+            var counter = AuditTrail.StreamCounter(headers: first.headers)
             while true {
+                counter.add(page.chunk)
                 if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
                 guard let next = page.next else { break }
                 pageInput.cursor = next
@@ -156,6 +190,7 @@ struct RouteForwarder: Sendable {
                 pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
                 page = try await rpc.call(route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
             }
+            try await audit.end(audited, style: route.style, status: route.successStatus, counts: counter.counts, context: context)
             try await writer.finish(nil)
         })
     }

@@ -1,4 +1,6 @@
 import AuthService
+import CustodianAudit
+import CustodianContracts
 import CustodianRuntime
 import CustodianSecurity
 import CustodianLemon
@@ -43,6 +45,8 @@ enum Deployment {
         let provisioned = roles
         try await withDatabase(adminURL, logger: logger) { client in
             try await DatabaseProvisioner().provision(provisioned, on: client, logger: logger)
+            // The audit log belongs to a role of its own, which `auth` may only append to (docs/admin.md).
+            try await AuditSchema.provision(on: client, logger: logger)
         }
         return urls
     }
@@ -66,15 +70,27 @@ enum Deployment {
         return path
     }
 
-    /// Applies auth's migrations as its role and creates an admin token if none exists yet.
-    /// Returns the new token, or nil when one existed.
-    static func bootstrapAdminToken(_ adminURL: DatabaseURL, force: Bool, label: String, logger: Logger) async throws -> String? {
+    /// Applies auth's migrations as its role and creates an admin identity if none works yet (or always, with `force`),
+    /// recording it in the audit log as the command line's doing. Returns the new token, or nil when one existed.
+    static func bootstrapAdminToken(_ adminURL: DatabaseURL, force: Bool, label: String, scope: AdminScope = .owner, expiresIn: Int? = nil,
+                                    command: String, logger: Logger) async throws -> String? {
+        try await withAdminTokens(adminURL, logger: logger) { tokens, audit in
+            if !force, try await tokens.activeCount(logger: logger) > 0 { return nil }
+            return try await audit.record(command, logger: logger) {
+                let created = try await tokens.create(label: label, scope: scope, expiresIn: expiresIn, createdBy: CommandAudit.identityLabel, logger: logger)
+                return (created.token, [created.identity.id])
+            }
+        }
+    }
+
+    /// Runs `body` with auth's identities (its migrations applied first) and the audit log the command line writes to.
+    static func withAdminTokens<T: Sendable>(_ adminURL: DatabaseURL, logger: Logger,
+                                             _ body: @Sendable (AdminTokens, CommandAudit) async throws -> T) async throws -> T {
         try await withDatabase(adminURL, logger: logger) { client in
             try await MigrationRunner(schema: "auth", migrations: AuthService.migrations)
                 .run(on: client, as: DatabaseProvisioner.role(for: "auth"), logger: logger)
-            let tokens = AdminTokens(database: Database(client: client))
-            if !force, try await tokens.activeCount(logger: logger) > 0 { return nil }
-            return try await tokens.create(label: label, logger: logger).token
+            let database = Database(client: client)
+            return try await body(AdminTokens(database: database), CommandAudit(ledger: AuditLedger(database: database)))
         }
     }
 }

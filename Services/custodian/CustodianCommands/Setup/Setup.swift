@@ -37,7 +37,7 @@ struct Setup: AsyncParsableCommand {
         try Self.writeSecrets(secrets, databaseURLs: urls, rpcDomains: rpcDomains)
         let tokenPath = secrets + "/admin-token"
         if !FileManager.default.fileExists(atPath: tokenPath),
-            let token = try await Deployment.bootstrapAdminToken(adminURL, force: false, label: "setup", logger: logger)
+            let token = try await Deployment.bootstrapAdminToken(adminURL, force: false, label: "setup", command: "custodian setup", logger: logger)
         {
             try Files.write(token, to: tokenPath)
             TerminalOutput.say("admin      token created in \(tokenPath)")

@@ -70,7 +70,7 @@ struct Up: AsyncParsableCommand {
         let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         let adminTokenPath = dataDirectory + "/admin-token"
         if !FileManager.default.fileExists(atPath: adminTokenPath),
-            let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", logger: logger)
+            let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", command: "custodian up", logger: logger)
         {
             try Files.write(token, to: adminTokenPath)
             TerminalOutput.say("admin      token created: \(token) (kept in \(adminTokenPath))")

@@ -12,13 +12,9 @@ struct OpenSenseExport: Sendable {
 
     static let columns = ["device_id", "probe", "datetime", "payload"]
 
-    func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
-        let format = try ResearcherExport.format(input)
-        let device = input.query["device_id"]?.first
-        let probe = input.query["probe"]?.first
-        let from = try Export.time(input, "from")
-        let to = try Export.time(input, "to")
-        guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
+    func page(_ query: OpenSenseExportQuery, context: CallContext) async throws -> StreamPage {
+        let format = query.format, device = query.deviceID, probe = query.probe, from = query.from, to = query.to
+        guard let after = query.cursor.map({ Int64($0) }) ?? Int64(0) else {
             throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
         }
         // Batches whose datetime could not be read have no time and so fall outside any time range. A batch can be
@@ -38,7 +34,7 @@ struct OpenSenseExport: Sendable {
             WHERE before < \(ResearcherExport.pageByteBudget)
             ORDER BY id
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
+        var chunk = query.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Int64?
         var count = 0
         var bytes = 0
@@ -55,7 +51,7 @@ struct OpenSenseExport: Sendable {
             }
         }
         return StreamPage(
-            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "opensense-batches") : nil,
+            headers: query.cursor == nil ? ResearcherExport.headers(format, name: "opensense-batches") : nil,
             chunk: chunk, next: count == ResearcherExport.pageSize || bytes >= ResearcherExport.pageByteBudget ? last.map(String.init) : nil)
     }
 }

@@ -1,5 +1,4 @@
 import CustodianContracts
-import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -13,11 +12,10 @@ struct Accounts: Sendable {
     let services: RPCClient
     let activationLifetime: Duration
     /// The links template the `firebase_url` is made from (`twomes-short-link`, this platform's own short link, by
-    /// default; `twomes-account` is the Twomes backend's Firebase link; docs/twomes.md, "firebase_url").
+    /// default; `twomes-account` is the Firebase link of the seed).
     let linkTemplate: String
 
-    func create(_ input: HTTPInput, context: CallContext) async throws -> CreateAccountResponse {
-        let request = try (input.body.isNull ? HTTPInput(body: [:]) : input).decodeBody(as: CreateAccountRequest.self).validated()
+    func create(_ request: CreateAccountRequest, context: CallContext) async throws -> CreateAccountResponse {
 
         let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
@@ -28,8 +26,9 @@ struct Accounts: Sendable {
 
         let tokenHash = SecretToken.hash(token)
         let expiresAt = Date().addingTimeInterval(activationLifetime.seconds)
-        let latitude = request.location.latitude
-        let longitude = request.location.longitude
+        // Coarse on purpose: two decimals are about a kilometre, never a street address.
+        let latitude = (request.location.latitude * 100).rounded() / 100
+        let longitude = (request.location.longitude * 100).rounded() / 100
         let timezone = request.timezone
         let logger = context.logger
         let created: (id: Int64, pseudonym: Int)
@@ -73,20 +72,19 @@ struct Accounts: Sendable {
         throw RPCError(.conflict, reason: "no_free_pseudonym", message: "No free pseudonym is left")
     }
 
-    /// Steps C4–C8 (docs/twomes.md, "POST /account/activate"): a new session token for the app; the activation
-    /// token keeps working until the session token is first used.
-    func activate(_ input: HTTPInput, context: CallContext) async throws -> AccountSession {
-        let request = try input.decodeBody(as: ActivateRequest.self)
+    /// Step C4–C8: a new session token for the app; the activation token keeps working until the session
+    /// token is first used.
+    func activate(_ request: AccountActivation, context: CallContext) async throws -> SessionToken {
         let sessionToken = SecretToken.generate()
         let rows = try await database.query(
             """
             UPDATE devices.accounts
             SET session_token_hash = \(SecretToken.hash(sessionToken)), activated_on = now()
-            WHERE activation_token_hash = \(SecretToken.hash(request.activation_token))
+            WHERE activation_token_hash = \(SecretToken.hash(request.activationToken))
               AND (activation_expires_at IS NULL OR activation_expires_at > now())
             RETURNING id
             """, logger: context.logger)
-        for try await _ in rows.decode(Int64.self) { return AccountSession(session_token: sessionToken) }
+        for try await _ in rows.decode(Int64.self) { return SessionToken(session_token: sessionToken) }
         throw RPCError.notFound("No account found for provided activation token", reason: "activation_token_not_found")
     }
 }

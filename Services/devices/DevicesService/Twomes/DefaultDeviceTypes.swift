@@ -1,3 +1,5 @@
+import CustodianContracts
+
 /// The device types the Twomes backend shipped with (its sensors.csv), so that a new deployment can
 /// provision the project's devices at once. Researchers add further types through the admin API.
 enum DefaultDeviceTypes {
@@ -7,7 +9,7 @@ enum DefaultDeviceTypes {
         var properties: [(name: String, unit: String?)]
     }
 
-    static let manualBase = "https://energietransitiewindesheim.nl/manuals/"
+    static let manualBase = DeviceTypeDefinition.manualBase
 
     static let all: [Definition] = [
         Definition(name: "Generic-Test", displayName: "Generic Test", properties: []),
@@ -32,8 +34,8 @@ enum DefaultDeviceTypes {
         ]),
     ]
 
-    /// Every type measures `heartbeat` (docs/twomes.md, "Provisioning steps", E9b).
-    static let heartbeat = "heartbeat"
+    /// Every type measures `heartbeat` (seed 004, E9b).
+    static let heartbeat = DeviceTypeDefinition.heartbeat
 
     static var seedStatements: [String] {
         all.flatMap { type -> [String] in

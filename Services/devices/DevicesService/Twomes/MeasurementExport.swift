@@ -12,17 +12,11 @@ struct MeasurementExport: Sendable {
 
     static let columns = ["pseudonym", "device", "device_type", "property", "unit", "timestamp", "value"]
 
-    func page(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
-        let format = try ResearcherExport.format(input)
-        let pseudonym = try input.query["pseudonym"]?.first.map { text -> Int in
-            guard let value = Int(text) else { throw RPCError.badRequest("pseudonym must be a number", reason: "invalid_query") }
-            return value
-        }
-        let device = input.query["device"]?.first
-        let property = input.query["property"]?.first
-        let from = try Export.time(input, "from") ?? Date(timeIntervalSince1970: 0)
-        let to = try Export.time(input, "to") ?? Date(timeIntervalSince1970: 32_503_680_000)
-        let after = try Cursor(input.cursor)
+    func page(_ query: MeasurementExportQuery, context: CallContext) async throws -> StreamPage {
+        let format = query.format, pseudonym = query.pseudonym, device = query.device, property = query.property
+        let from = query.from ?? Date(timeIntervalSince1970: 0)
+        let to = query.to ?? Date(timeIntervalSince1970: 32_503_680_000)
+        let after = try Cursor(query.cursor)
 
         let rows = try await database.query(
             """
@@ -42,7 +36,7 @@ struct MeasurementExport: Sendable {
             ORDER BY m.timestamp, m.device_id, m.property_id
             LIMIT \(ResearcherExport.pageSize)
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
+        var chunk = query.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Cursor?
         var count = 0
         for try await (pseudonym, device, type, property, unit, timestamp, value, deviceID, propertyID, micros) in rows.decode(
@@ -64,7 +58,7 @@ struct MeasurementExport: Sendable {
             }
         }
         return StreamPage(
-            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "measurements") : nil,
+            headers: query.cursor == nil ? ResearcherExport.headers(format, name: "measurements") : nil,
             chunk: chunk, next: count == ResearcherExport.pageSize || chunk.utf8.count >= ResearcherExport.pageByteBudget ? last?.text : nil)
     }
 

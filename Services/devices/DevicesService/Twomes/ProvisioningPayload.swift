@@ -1,12 +1,10 @@
-/// The text of a device's QR label (docs/admin.md, "Device labels"), for Espressif's Unified Provisioning: the app
-/// reads the device name (BLE service name or SSID) and `pop`, the device's activation token. Written exactly as
-/// the Twomes backend wrote it (Python's `json.dumps` separators, non-ASCII escaped).
-enum ProvisioningPayload {
-    enum Transport: String, Sendable {
-        case ble, softap
-    }
+import CustodianContracts
 
-    static func text(name: String, pop: String, transport: Transport) -> String {
+/// The text of a device's QR label (seed 004, B4), for Espressif's Unified Provisioning: the app reads the
+/// device name (BLE service name or SSID) and `pop`, the device's activation token. Written exactly as the
+/// document shows it (Python's `json.dumps` separators, non-ASCII escaped).
+enum ProvisioningPayload {
+    static func text(name: String, pop: String, transport: LabelTransport) -> String {
         var fields: [(String, String)] = [("ver", "v1"), ("name", name), ("pop", pop), ("transport", transport.rawValue)]
         if transport == .softap {
             // The temporary access point is secured with the same secret.

@@ -1,4 +1,4 @@
-import CustodianHTTP
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -20,11 +20,11 @@ struct TwomesDevices: Sendable {
         """
 
     /// B3: a researcher registers a prepared device; it starts unattached.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> DeviceItem {
-        let request = try input.decodeBody(as: CreateDeviceRequest.self).validated()
+    func create(_ request: CreateDeviceRequest, context: CallContext) async throws -> DeviceItem {
         let logger = context.logger
-        let generated: String? = request.activation_token == nil ? CreateDeviceRequest.generateActivationToken() : nil
-        guard let activationToken = request.activation_token ?? generated else { throw RPCError.internal() }
+        // A token the server chooses: 128 bits from the system CSPRNG (22 characters, short enough for a QR label).
+        let generated: String? = request.activationToken == nil ? SecretToken.generate(byteCount: 16) : nil
+        guard let activationToken = request.activationToken ?? generated else { throw RPCError.internal() }
         let tokenHash = SecretToken.hash(activationToken)
         let sealedToken = try sealer.seal(activationToken, context: Self.sealingContext(request.name))
         return try await database.withTransaction(logger: logger) { connection in
@@ -34,10 +34,10 @@ struct TwomesDevices: Sendable {
             }
             var typeID: Int32?
             for try await id in try await connection.query(
-                "SELECT id FROM devices.device_types WHERE name = \(request.device_type)", logger: logger
+                "SELECT id FROM devices.device_types WHERE name = \(request.deviceType)", logger: logger
             ).decode(Int32.self) { typeID = id }
             guard let typeID else {
-                throw RPCError.badRequest("Unknown device type \"\(request.device_type)\"", reason: "unknown_device_type")
+                throw RPCError.badRequest("Unknown device type \"\(request.deviceType)\"", reason: "unknown_device_type")
             }
             if try await exists(connection, "SELECT 1 FROM devices.devices WHERE activation_token_hash = \(tokenHash)", logger) {
                 throw RPCError.badRequest("Activation token already in use", reason: "activation_token_in_use")
@@ -57,9 +57,9 @@ struct TwomesDevices: Sendable {
     }
 
     /// D2: the app shows the installation manual of the device whose QR code it scanned.
-    func deviceType(_ input: HTTPInput, context: CallContext) async throws -> DeviceTypeItem {
+    func deviceType(_ request: DeviceByName, context: CallContext) async throws -> DeviceTypeItem {
         let account = try await sessions.account(context)
-        let name = input.path["device_name"] ?? ""
+        let name = request.name
         // Before D5 the device is not attached yet, so an unattached device counts as the caller's.
         let rows = try await database.query(
             """
@@ -75,9 +75,9 @@ struct TwomesDevices: Sendable {
 
     /// D5–D7: the app links the scanned device to the account's building. Repeating it from the same account
     /// changes nothing; another account cannot take the device over.
-    func attach(_ input: HTTPInput, context: CallContext) async throws -> DeviceItem {
+    func attach(_ activation: DeviceActivation, context: CallContext) async throws -> DeviceItem {
         let account = try await sessions.account(context)
-        let token = try ActivationTokenInput.validate(input.decodeBody(as: ActivationTokenInput.self).activation_token)
+        let token = activation.activationToken
         let rows = try await database.query(
             """
             WITH target AS (
@@ -100,8 +100,8 @@ struct TwomesDevices: Sendable {
     }
 
     /// E6–E8: the device trades its activation token (which never expires) for a session token.
-    func activate(_ input: HTTPInput, context: CallContext) async throws -> DeviceSession {
-        let token = try ActivationTokenInput.validate(input.decodeBody(as: ActivationTokenInput.self).activation_token)
+    func activate(_ activation: DeviceActivation, context: CallContext) async throws -> SessionToken {
+        let token = activation.activationToken
         let sessionToken = SecretToken.generate()
         let rows = try await database.query(
             """
@@ -111,15 +111,15 @@ struct TwomesDevices: Sendable {
             """, logger: context.logger)
         for try await attached in rows.decode(Bool.self) {
             guard attached else { throw RPCError.forbidden("Device not attached to account", reason: "device_not_attached") }
-            return DeviceSession(session_token: sessionToken)
+            return SessionToken(session_token: sessionToken)
         }
         throw RPCError.notFound("No device found for provided activation token", reason: "device_token_not_found")
     }
 
     /// E4/E10: the app polls the device until its first measurement arrives.
-    func get(_ input: HTTPInput, context: CallContext) async throws -> DeviceItem {
+    func get(_ request: DeviceByName, context: CallContext) async throws -> DeviceItem {
         let account = try await sessions.account(context)
-        let name = input.path["device_name"] ?? ""
+        let name = request.name
         let rows = try await database.query(
             "SELECT id FROM devices.devices WHERE name = \(name) AND building_id = \(account.buildingID)", logger: context.logger)
         for try await id in rows.decode(Int64.self) {

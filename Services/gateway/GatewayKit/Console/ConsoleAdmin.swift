@@ -31,6 +31,11 @@ struct ConsoleAdmin: Sendable {
         try await call(method, path, input, for: visit, as: RawHTTPReply.self)
     }
 
+    /// A streamed route's first page (the audit log's JSON page is all of it).
+    func firstPage(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput = HTTPInput(), for visit: ConsoleVisit) async throws -> StreamPage {
+        try await call(method, path, input, for: visit, as: StreamPage.self)
+    }
+
     /// The route's response as the admin API sends it (a download streams as it is made).
     func response(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput, for visit: ConsoleVisit) async throws -> Response {
         let forwarder = try forwarder(method, path)
@@ -51,15 +56,10 @@ struct ConsoleAdmin: Sendable {
         _ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput, for visit: ConsoleVisit, as type: Result.Type
     ) async throws -> Result {
         let forwarder = try forwarder(method, path)
-        let route = forwarder.route
-        let context = gate.callContext(visit.context, principal: visit.principal)
         do {
-            let admitted = try forwarder.admitted(input, principal: visit.principal)
-            return try await forwarder.rpc.call(route.service, route.rpcMethod, input: admitted, context: context, as: type, retry: route.retry)
+            return try await forwarder.call(input, callContext: gate.callContext(visit.context, principal: visit.principal), as: type)
         } catch let error as GatewayError {
             throw ConsoleFailure(error)
-        } catch let error as RPCError {
-            throw ConsoleFailure(forwarder.serviceError(error, logger: visit.context.logger))
         }
     }
 }

@@ -1,4 +1,6 @@
 import Crypto
+import CustodianContracts
+import CustodianRPC
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -17,6 +19,9 @@ struct ConsolePage {
     var error: String?
     /// Which navigation entry is the current page (``ConsoleTemplates/navigation``); none on the login page.
     var section: String?
+
+    /// The admin whose page this is, shown in the header; set for the time a page is made (``ConsoleRoutes``).
+    @TaskLocal static var visitor: Principal?
 
     static let contentSecurityPolicy: String = {
         let digest = Data(SHA256.hash(data: Data(ConsoleTemplates.stylesheet.utf8))).base64EncodedString()
@@ -40,8 +45,14 @@ struct ConsolePage {
         if let csrf, let section {
             layout["csrf"] = csrf
             layout["loggedIn"] = true
-            layout["navigation"] = ConsoleTemplates.navigation.map { entry -> [String: Any] in
-                ["id": entry.id, "href": entry.href, "label": entry.label, "current": entry.section == section]
+            let scope = AdminScope(of: Self.visitor)
+            // Only what the identity may open: the audit log and the tokens are an owner's.
+            layout["navigation"] = ConsoleTemplates.navigation.filter { scope == .owner || !ConsoleTemplates.ownersSections.contains($0.section) }
+                .map { entry -> [String: Any] in
+                    ["id": entry.id, "href": entry.href, "label": entry.label, "current": entry.section == section]
+                }
+            if let visitor = Self.visitor {
+                layout["identity"] = ["label": visitor.name ?? visitor.id, "scope": scope?.rawValue ?? "no scope"]
             }
         }
         return ConsoleTemplates.library.render(layout, withTemplate: "layout") ?? ""

@@ -58,6 +58,7 @@ struct ConsoleRoutes: Sendable {
         page(router, .get, "/console/lemon/submissions") { visit in
             try await download(visit, route: "/admin/v1/statistics/submissions", names: ["format", "from", "to"]) { error in try await lemon(visit, error: error) }
         }
+        addAdministration(router)
         // Anything else under /console: a page saying so, in the console's look, rather than the admin API's JSON 404.
         page(router, .get, "/console/**") { visit in
             throw ConsoleFailure(status: .notFound, message: "There is no console page at \(visit.request.uri.path).")
@@ -66,7 +67,7 @@ struct ConsoleRoutes: Sendable {
 
     /// A page behind the login: without a live session the visitor is sent to log in; a refusal becomes a page
     /// that says what went wrong, with the status and (for a service that is down) the Retry-After it came with.
-    private func page(
+    func page(
         _ router: Router<GatewayRequestContext>, _ method: HTTPRequest.Method, _ path: String, maximumFormSize: Int = ConsoleSessionGate.maximumFormSize,
         _ handler: @escaping @Sendable (ConsoleVisit) async throws -> Response
     ) {
@@ -75,11 +76,11 @@ struct ConsoleRoutes: Sendable {
             do {
                 visit = try await gate.visit(request, context: context, maximumFormSize: maximumFormSize)
                 guard let visit else { return ConsolePage.redirect(to: "/console/login") }
-                return try await handler(visit)
+                return try await ConsolePage.$visitor.withValue(visit.principal) { try await handler(visit) }
             } catch let failure as ConsoleFailure {
-                return failurePage(failure, csrf: visit?.csrf)
+                return ConsolePage.$visitor.withValue(visit?.principal) { failurePage(failure, csrf: visit?.csrf) }
             } catch let error as RPCError {
-                return failurePage(ConsoleFailure(error), csrf: visit?.csrf)
+                return ConsolePage.$visitor.withValue(visit?.principal) { failurePage(ConsoleFailure(error), csrf: visit?.csrf) }
             }
         }
     }
@@ -224,8 +225,10 @@ struct ConsoleRoutes: Sendable {
             }
             return values
         }
+        // An owner reaches each participant's audit history from their pseudonym.
         return ConsolePage(title: "Twomes accounts", template: "accounts",
-                           values: ["accounts": accounts, "next": answer["next_after"]?.templateValue ?? false], section: "accounts")
+                           values: ["accounts": accounts, "next": answer["next_after"]?.templateValue ?? false,
+                                    "owner": AdminScope(of: visit.principal) == .owner], section: "accounts")
             .response(csrf: visit.csrf)
     }
 
@@ -314,7 +317,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// An export route's download, with the query fields the form has; a refusal shows the form's page again.
-    private func download(_ visit: ConsoleVisit, route: String, names: [String],
+    func download(_ visit: ConsoleVisit, route: String, names: [String],
                           orShow page: @Sendable (ConsoleFailure) async throws -> Response) async throws -> Response {
         var query: [String: [String]] = [:]
         for name in names { if let value = visit.query(name) { query[name] = [value] } }

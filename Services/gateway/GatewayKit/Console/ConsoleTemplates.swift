@@ -15,6 +15,8 @@ enum ConsoleTemplates {
         ("nav-consumers", "/console/consumers", "API consumers", "consumers"),
         ("nav-links", "/console/links", "Short links", "links"),
         ("nav-lemon", "/console/lemon", "LEMON", "lemon"),
+        ("nav-audit", "/console/audit", "Audit log", "audit"),
+        ("nav-tokens", "/console/tokens", "Admin tokens", "tokens"),
     ]
 
     /// Colours keep a contrast of at least 7:1 against their background; focus is always visible.
@@ -23,7 +25,7 @@ enum ConsoleTemplates {
         header{background:#1f3347;color:#fff;padding:.4rem 1.5rem}header nav{display:flex;flex-wrap:wrap;align-items:center;gap:.2rem 1rem}
         header ul{list-style:none;display:flex;flex-wrap:wrap;gap:.2rem 1rem;margin:0;padding:0}
         header a{color:#fff}header a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
-        header form{margin:0 0 0 auto}main{max-width:72rem;margin:0 auto;padding:1rem 1.5rem}
+        header form{margin:0}header #identity{margin:0 0 0 auto}.hint-light{color:#dde5ee}main{max-width:72rem;margin:0 auto;padding:1rem 1.5rem}
         h1{margin:.5rem 0 1rem}h2{margin-top:2rem;border-bottom:1px solid #bbb}
         a{color:#0b4f9c}a:focus,button:focus,input:focus,select:focus,textarea:focus,summary:focus{outline:3px solid #b35c00;outline-offset:2px}
         table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #bbb;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -46,7 +48,7 @@ enum ConsoleTemplates {
 
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        for (name, text) in templates {
+        for (name, text) in templates.merging(administrationTemplates, uniquingKeysWith: { first, _ in first }) {
             do {
                 try library.register(text, named: name)
             } catch {
@@ -71,6 +73,7 @@ enum ConsoleTemplates {
             <a class="skip" href="#main">Skip to the page's content</a>
             {{#loggedIn}}<header><nav aria-label="Console">
             <ul>{{#navigation}}<li><a id="{{id}}" href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a></li>{{/navigation}}</ul>
+            {{#identity}}<p id="identity">{{label}} <span class="hint-light">({{scope}})</span></p>{{/identity}}
             <form id="logout-form" method="post" action="/console/logout"><input type="hidden" name="csrf" value="{{csrf}}"><button id="logout" type="submit">Log out</button></form>
             </nav></header>{{/loggedIn}}
             <main id="main">
@@ -117,9 +120,10 @@ enum ConsoleTemplates {
             <form method="post" action="/console/twomes/accounts"><input type="hidden" name="csrf" value="{{csrf}}">
             <button id="create-account" type="submit">Create account</button></form>
             <h2>Accounts</h2>
-            <table id="accounts"><thead><tr><th scope="col">Pseudonym</th><th scope="col">Created</th><th scope="col">Activated</th><th scope="col">Devices (last seen)</th></tr></thead>
+            <table id="accounts"><thead><tr><th scope="col">Pseudonym</th><th scope="col">Created</th><th scope="col">Activated</th><th scope="col">Devices (last seen)</th>{{#owner}}<th scope="col">Who did what</th>{{/owner}}</tr></thead>
             <tbody>{{#accounts}}<tr data-pseudonym="{{pseudonym}}"><td>{{pseudonym}}</td><td>{{created_on}}</td><td>{{activated}}</td>
-            <td>{{#devices}}{{name}} ({{device_type}}, {{seen}})<br>{{/devices}}{{^devices}}none{{/devices}}</td></tr>{{/accounts}}
+            <td>{{#devices}}{{name}} ({{device_type}}, {{seen}})<br>{{/devices}}{{^devices}}none{{/devices}}</td>
+            {{#owner}}<td><a class="history" href="/console/audit?target={{pseudonym}}">Audit history</a></td>{{/owner}}</tr>{{/accounts}}
             {{^accounts}}<tr><td colspan="4">No accounts yet.</td></tr>{{/accounts}}</tbody></table>
             {{#next}}<p><a href="/console/twomes/accounts?after={{next}}">Next accounts</a></p>{{/next}}
             """,

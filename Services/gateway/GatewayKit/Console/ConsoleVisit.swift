@@ -67,6 +67,7 @@ struct ConsoleSessionGate: Sendable {
         } catch let error as RPCError where error.code == .unauthenticated {
             return nil
         }
+        context.admin.record(principal)
         let csrf = Self.csrf(forSession: token)
         var form: [String: [String]] = [:]
         if request.method == .post {

@@ -6,10 +6,12 @@ import Foundation
 /// Times as the Twomes backend (pydantic v1) reads and writes them. In: unix seconds as a number or a
 /// numeric string (milliseconds too, told apart by size), or ISO 8601 with an offset; a naive ISO time
 /// is refused, since the device's clock zone is unknown. Out: ISO 8601 in UTC, `2021-06-06T14:51:08+00:00`.
-enum TwomesTime {
+public enum TwomesTime {
     /// `requirePlausible`: whether the time must lie in ``ClientInput/plausibleTimes`` — yes for every time that is
     /// stored; a query's bound (`to=9999-12-31T00:00:00Z`) only selects.
-    static func parse(_ value: JSONValue, at location: [String], requirePlausible: Bool = true) throws -> Date {
+    ///
+    /// `location` is where the value was, for the error; made only when there is one (every sample of an upload has a time).
+    public static func parse(_ value: JSONValue, at location: @autoclosure () -> [String], requirePlausible: Bool = true) throws -> Date {
         let time: Date
         switch value {
         case .int(let seconds):
@@ -24,38 +26,38 @@ enum TwomesTime {
                 time = try parseISO(trimmed, at: location)
             }
         default:
-            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+            throw RPCError.validation(location: location(), message: "invalid datetime format", type: "value_error.datetime")
         }
-        return requirePlausible ? try plausible(time, at: location) : time
+        return requirePlausible ? try plausible(time, at: location()) : time
     }
 
     /// A time inside ``ClientInput/plausibleTimes``, or the 422 that says so.
-    static func plausible(_ time: Date, at location: [String]) throws -> Date {
-        guard ClientInput.isPlausible(time) else { throw outOfRange(at: location) }
+    public static func plausible(_ time: Date, at location: @autoclosure () -> [String]) throws -> Date {
+        guard ClientInput.isPlausible(time) else { throw outOfRange(at: location()) }
         return time
     }
 
-    static func outOfRange(at location: [String]) -> RPCError {
+    public static func outOfRange(at location: [String]) -> RPCError {
         RPCError.validation(location: location, message: "datetime must be between 1970-01-01 and 2100-01-01", type: "value_error.datetime.range")
     }
 
     /// pydantic's rule: a number above 2e10 is taken to be in milliseconds. A number too large to be a time in
     /// any unit (a string of 400 digits reads as infinity) is refused before it is scaled.
-    private static func fromUnix(_ value: Double, at location: [String]) throws -> Date {
-        guard value.isFinite, abs(value) < 1e300 else { throw outOfRange(at: location) }
+    private static func fromUnix(_ value: Double, at location: () -> [String]) throws -> Date {
+        guard value.isFinite, abs(value) < 1e300 else { throw outOfRange(at: location()) }
         var seconds = value
         while abs(seconds) > 2e10 { seconds /= 1000 }
         return Date(timeIntervalSince1970: seconds)
     }
 
-    private static func parseISO(_ text: String, at location: [String]) throws -> Date {
+    private static func parseISO(_ text: String, at location: () -> [String]) throws -> Date {
         // YYYY-MM-DD[T ]HH:MM[:SS[.ffffff]][Z|±HH[:]MM|±HH]
         let pattern = #"^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6})\d*)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$"#
         guard let match = text.range(of: pattern, options: .regularExpression), match == text.startIndex..<text.endIndex,
             let regex = try? NSRegularExpression(pattern: pattern),
             let result = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
         else {
-            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+            throw RPCError.validation(location: location(), message: "invalid datetime format", type: "value_error.datetime")
         }
         func group(_ index: Int) -> String? {
             let range = result.range(at: index)
@@ -63,7 +65,7 @@ enum TwomesTime {
             return String(text[swiftRange])
         }
         guard let zone = group(8) else {
-            throw RPCError.validation(location: location, message: "datetime without timezone", type: "value_error")
+            throw RPCError.validation(location: location(), message: "datetime without timezone", type: "value_error")
         }
         var offsetSeconds = 0
         if zone != "Z" {
@@ -73,7 +75,7 @@ enum TwomesTime {
             let minutes = digits.count > 2 ? Int(digits.suffix(2)) ?? 0 : 0
             // Python's rule for an offset: less than a day (`+19:00` is valid there, though no zone uses it).
             guard hours < 24, minutes < 60 else {
-                throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+                throw RPCError.validation(location: location(), message: "invalid datetime format", type: "value_error.datetime")
             }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         }
@@ -88,7 +90,7 @@ enum TwomesTime {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt
         guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else {
-            throw RPCError.validation(location: location, message: "invalid datetime format", type: "value_error.datetime")
+            throw RPCError.validation(location: location(), message: "invalid datetime format", type: "value_error.datetime")
         }
         let fraction = group(7).map { Double("0." + $0) ?? 0 } ?? 0
         return date.addingTimeInterval(fraction - Double(offsetSeconds))
@@ -96,7 +98,7 @@ enum TwomesTime {
 
     /// Whole seconds in UTC, as the backend's database gave them back. Computed (days from the civil calendar,
     /// Howard Hinnant's algorithm) rather than through `Calendar`: every upload's answer carries one.
-    static func render(_ date: Date) -> String {
+    public static func render(_ date: Date) -> String {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
@@ -116,11 +118,11 @@ enum TwomesTime {
     }
 
     /// The longest interval between two fixed-interval measurements: a month.
-    static let maximumInterval: TimeInterval = 31 * 86400
+    public static let maximumInterval: TimeInterval = 31 * 86400
 
     /// An interval: seconds as a number or numeric string, `[HH:]MM:SS`, or ISO 8601 `PT5M`; at most
     /// ``maximumInterval`` (0 only makes sense for a single measurement, which the caller checks).
-    static func parseInterval(_ value: JSONValue, at location: [String]) throws -> TimeInterval {
+    public static func parseInterval(_ value: JSONValue, at location: [String]) throws -> TimeInterval {
         let invalid = RPCError.validation(location: location, message: "invalid duration format", type: "value_error.duration")
         let seconds: Double
         switch value {
