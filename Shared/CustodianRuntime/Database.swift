@@ -16,11 +16,9 @@ import _ConnectionPoolModule
 ///   CommandComplete before it commits the statement's implicit transaction (at the Sync that follows), and
 ///   postgres-nio ends the query at CommandComplete. A backend terminated in between, as a fast shutdown does to every
 ///   backend (`docker compose restart postgres`), rolls the write back after its caller saw it succeed: a 2xx for a
-///   write that is gone. So a statement that may write (``SQLText/mayWrite(_:)``) is followed on its connection by
-///   one more query (``confirmingCommit(if:on:logger:_:)``), which postgres-nio sends only after PostgreSQL's
-///   ReadyForQuery, that is once the commit is done; a commit that failed closed the connection, and that query fails
-///   with it. A transaction's COMMIT that PostgreSQL answers with ROLLBACK (the transaction had failed) is an error,
-///   not a success.
+///   write that is gone. So a statement that may write (``SQLText/mayWrite(_:)``) runs between BEGIN and COMMIT,
+///   whose CommandComplete PostgreSQL sends only once the commit is durable, and a COMMIT that PostgreSQL answers
+///   with ROLLBACK (the transaction had failed) is an error, not a success.
 public struct Database: Sendable {
     /// The pool; for the few places that need it whole (migrations, provisioning).
     public let client: PostgresClient
@@ -35,23 +33,28 @@ public struct Database: Sendable {
 
     /// Runs `query` and collects its rows, which the caller decodes as from a `PostgresRowSequence`
     /// (`for try await (a, b) in rows.decode((A, B).self)`).
-    /// A statement that may write returns only once it was committed.
+    /// A statement that may write runs in a transaction of its own, so that its success means it was committed.
     @discardableResult
     public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> DatabaseRows {
         try await withConnection { connection in
-            try await Self.confirmingCommit(if: SQLText.mayWrite(query.sql), on: connection, logger: logger) {
-                try await connection.query(query, logger: logger, file: file, line: line)
+            try await Self.committed(if: SQLText.mayWrite(query.sql), on: connection, logger: logger) {
+                let rows = try await connection.query(query, logger: logger, file: file, line: line)
+                var collected: [PostgresRow] = []
+                for try await row in rows { collected.append(row) }
+                return DatabaseRows(rows: collected)
             }
         }
     }
 
     /// Runs a prepared statement (parsed once per connection, then only bound and executed: one round trip; a statement
-    /// that may write takes one more, to see it committed) and collects its rows.
+    /// that may write takes two more, BEGIN and COMMIT) and collects its rows.
     public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
         try await withConnection { connection in
-            try await Self.confirmingCommit(if: SQLText.mayWrite(Statement.sql), on: connection, logger: logger) {
-                try await connection.execute(statement, logger: logger)
+            try await Self.committed(if: SQLText.mayWrite(Statement.sql), on: connection, logger: logger) {
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
             }
         }
     }
@@ -61,47 +64,31 @@ public struct Database: Sendable {
     public func withTransaction<Result: Sendable>(
         logger: Logger, file: String = #file, line: Int = #line,
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (DatabaseConnection) async throws -> sending Result
+        _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection in
-            try await Self.committed(on: connection, logger: logger, isolation: isolation) { try await body(connection) }
+            try await Self.committed(if: true, on: connection, logger: logger, isolation: isolation) { try await body(connection) }
         }
     }
 
-    /// Runs `body`, one statement, and when it may write returns only once PostgreSQL committed it: a query sent after
-    /// it is written only once PostgreSQL sent ReadyForQuery, which follows the commit of the statement's implicit
-    /// transaction. A commit that failed is an ErrorResponse after CommandComplete, which postgres-nio does not expect
-    /// and closes the connection on; a backend that died before committing closes it too. Either way that query
-    /// fails, and so does the call. One round trip, where BEGIN and COMMIT around the statement took two (and cost a
-    /// quarter of the ingestion rate at 32 connections, Deploy/dev/bench.sh).
-    static func confirmingCommit<Result: Sendable>(
-        if mayWrite: Bool, on connection: DatabaseConnection, logger: Logger,
-        isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws -> sending Result
-    ) async throws -> sending Result {
-        let result = try await body()
-        if mayWrite { try await connection.query("SELECT 1", logger: logger) }
-        return result
-    }
-
-    /// Runs `body` between BEGIN and COMMIT. Returns only once COMMIT answered COMMIT; rolls back and rethrows what
-    /// `body` threw.
+    /// Runs `body` between BEGIN and COMMIT when `transaction` is true, else as it is. Returns only once COMMIT
+    /// answered COMMIT; rolls back and rethrows what `body` threw.
     static func committed<Result: Sendable>(
-        on connection: DatabaseConnection, logger: Logger,
+        if transaction: Bool, on connection: PostgresConnection, logger: Logger,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> sending Result
     ) async throws -> sending Result {
+        guard transaction else { return try await body() }
         try await connection.query("BEGIN", logger: logger)
         let result: Result
         do {
             result = try await body()
         } catch {
             // The connection may be gone with the error; then PostgreSQL rolled back already.
-            if !connection.underlying.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+            _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
         }
-        let underlying = connection.underlying
-        let commit = try await DatabaseConnection.guarded(underlying) { try await underlying.query("COMMIT", logger: logger).get() }
+        let commit = try await connection.query("COMMIT", logger: logger).get()
         // A transaction that failed answers COMMIT with ROLLBACK instead of an error.
         guard commit.metadata.command == "COMMIT" else { throw TransactionRolledBack(command: commit.metadata.command) }
         return result
@@ -113,7 +100,7 @@ public struct Database: Sendable {
     /// `body` runs here, in the caller's isolation, and the child returns the connection once it is done.
     public func withConnection<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (DatabaseConnection) async throws -> sending Result
+        _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let client = self.client
         let handOver = AsyncStream<PostgresConnection>.makeStream()
@@ -151,7 +138,7 @@ public struct Database: Sendable {
             defer {
                 done.continuation.finish()
             }
-            return try await body(DatabaseConnection(connection))
+            return try await body(connection)
         }
     }
 }
@@ -186,13 +173,10 @@ public struct TransactionRolledBack: Error, CustomStringConvertible {
 /// No connection to PostgreSQL could be had in time.
 public enum DatabaseUnavailable: Error, CustomStringConvertible {
     case noConnection(waited: Duration)
-    /// The connection closed under a query (``DatabaseConnection``).
-    case connectionClosed
 
     public var description: String {
         switch self {
         case .noConnection(let waited): "no database connection within \(waited)"
-        case .connectionClosed: "the database connection closed"
         }
     }
 }
@@ -256,10 +240,6 @@ public enum DatabaseErrors {
             if state.hasPrefix("22") { return .badValue }
             return .other
         case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
-            return .unavailable
-        case .unexpectedBackendMessage:
-            // An error after a statement's completion: its commit failed (or the backend ended), and postgres-nio
-            // closed the connection. Nothing was stored; a retry may succeed.
             return .unavailable
         default:
             return .other

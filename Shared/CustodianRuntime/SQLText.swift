@@ -4,7 +4,7 @@ public enum SQLText {
     /// Whether the statement may change data: it names a data-changing command (INSERT, UPDATE, DELETE, MERGE, COPY,
     /// DDL, GRANT, a `DO` block, a sequence bump) or calls a schema-qualified function (ours, such as
     /// `devices.create_measurement_partition(…)`, may write; PostgreSQL's built-ins are called unqualified). Errs on the
-    /// side of a write: a read it takes for one (`… FOR UPDATE`, a keyword in a literal) only costs one round trip.
+    /// side of a write: a read it takes for one (`… FOR UPDATE`, a keyword in a literal) only costs two round trips.
     public static func mayWrite(_ sql: String) -> Bool {
         var sql = sql
         return sql.withUTF8 { bytes in

@@ -45,7 +45,7 @@ struct Accounts: Sendable {
         return CreateAccountResponse(id: created.id, pseudonym: created.pseudonym, activation_token: token, firebase_url: link.url)
     }
 
-    private func insertAccount(_ connection: DatabaseConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date,
+    private func insertAccount(_ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date,
                                logger: Logger) async throws -> (id: Int64, pseudonym: Int) {
         if let pseudonym {
             let rows = try await connection.query(
