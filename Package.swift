@@ -364,7 +364,7 @@ let package = Package(
         .target(
             name: "CustodianCommands",
             dependencies: [
-                "CustodianJSON", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -453,7 +453,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RoutesTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianContracts", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC", "ServiceTestSupport"],
             path: "Tests/RoutesTests"
         ),
         .testTarget(

@@ -87,6 +87,18 @@ public struct RequestReader {
         try QueryParameter.integer(singleQuery(name), name: name, default: defaultValue, in: range)
     }
 
+    /// The names of the query's parameters, sorted: for an API that refuses one it does not know (a misspelt one).
+    public func queryNames() throws -> [String] {
+        guard request.contains(.query) else { return [] }
+        return try request.nestedContainer(keyedBy: ParameterKey.self, forKey: .query).allKeys.map(\.stringValue).sorted()
+    }
+
+    /// A request header the route forwards (by lowercase name, `user-agent`), nil when the request had none.
+    public func header(_ name: String) throws -> String? {
+        guard request.contains(.headers) else { return nil }
+        return try request.nestedContainer(keyedBy: ParameterKey.self, forKey: .headers).decodeIfPresent(String.self, forKey: ParameterKey(name))
+    }
+
     /// Where the previous page of a streamed route ended; nil for the first page.
     public var cursor: String? {
         get throws { try request.decodeIfPresent(String.self, forKey: .cursor) }

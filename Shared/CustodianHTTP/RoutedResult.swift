@@ -1,4 +1,5 @@
 import CustodianJSON
+import CustodianRPC
 
 /// How the gateway makes the response of a routed method's result.
 public enum RoutedRendering: Sendable {
@@ -36,3 +37,10 @@ extension RawHTTPReply: RoutedResult {
 extension StreamPage: RoutedResult {
     public static var rendering: RoutedRendering { .stream }
 }
+
+/// A result with nothing to say (a deletion answered `204`).
+extension Empty: RoutedJSON {}
+
+/// A JSON array of results (the modules of a vault user).
+extension Array: RoutedResult where Element: RoutedJSON {}
+extension Array: RoutedJSON where Element: RoutedJSON {}

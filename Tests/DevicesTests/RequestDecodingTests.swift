@@ -3,32 +3,13 @@ import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 import Foundation
+import ServiceTestSupport
 import Testing
 
 /// The devices' typed inputs read from requests as the gateway forwards them: what each API answers to a body that is
 /// wrong, word for word and in the order its checks ran before inputs were typed.
 @Suite("devices: reading requests")
 struct RequestDecodingTests {
-    static func read<Input: RoutedInput>(_ type: Input.Type, body json: String) throws -> Input {
-        let body = json.isEmpty ? JSONValue.null : try JSONValue.parse(Array(json.utf8), maximumDepth: 32)
-        return try Input.decoding.decode(Input.self, from: JSONValueEncoder().encode(HTTPInput(body: body)))
-    }
-
-    /// The FastAPI error `json` gets, as `loc`, `msg` and `type`.
-    static func problem<Input: RoutedInput>(_ type: Input.Type, _ json: String) -> [String]? {
-        do {
-            _ = try read(Input.self, body: json)
-            return nil
-        } catch let error as RPCError {
-            guard case .array(let problems)? = error.details, case .object(let problem)? = problems.first,
-                  case .array(let loc)? = problem["loc"], case .string(let msg)? = problem["msg"], case .string(let kind)? = problem["type"]
-            else { return ["\(error.code)", error.message] }
-            return [loc.compactMap(\.stringValue).joined(separator: "."), msg, kind]
-        } catch {
-            return ["\(error)"]
-        }
-    }
-
     @Test func uploadMistakesInFastAPIsWords() {
         let cases: [(String, [String])] = [
             ("", ["body", "field required", "value_error.missing"]),
@@ -53,7 +34,7 @@ struct RequestDecodingTests {
              ["body.upload_time", "datetime must be between 1970-01-01 and 2100-01-01", "value_error.datetime.range"]),
         ]
         for (body, expected) in cases {
-            #expect(Self.problem(VariableIntervalUpload.self, body) == expected, "\(body)")
+            #expect(RoutedRequests.problem(VariableIntervalUpload.self, body) == expected, "\(body)")
         }
     }
 
@@ -68,7 +49,7 @@ struct RequestDecodingTests {
              ["body.property_measurements.0.interval", "interval must be at most 31 days", "value_error.duration.range"]),
         ]
         for (body, expected) in cases {
-            #expect(Self.problem(FixedIntervalUpload.self, body) == expected, "\(body)")
+            #expect(RoutedRequests.problem(FixedIntervalUpload.self, body) == expected, "\(body)")
         }
     }
 
@@ -78,9 +59,9 @@ struct RequestDecodingTests {
             let measurements = Array(repeating: #"{"timestamp":1,"value":"1"}"#, count: count - 1) + [#"{"timestamp":1,"value":\#(last)}"#]
             return #"{"upload_time":1,"property_measurements":[{"property_name":"a","measurements":[\#(measurements.joined(separator: ","))]}]}"#
         }
-        #expect(try Self.read(VariableIntervalUpload.self, body: upload(10_000)).samples.count == 10_000)
-        #expect(Self.problem(VariableIntervalUpload.self, upload(10_001)) == ["413", "An upload may carry at most 10000 measurements"])
-        #expect(Self.problem(VariableIntervalUpload.self, upload(10_001, last: "null"))?.first == "body.property_measurements.0.measurements.10000.value")
+        #expect(try RoutedRequests.read(VariableIntervalUpload.self, body: upload(10_000)).samples.count == 10_000)
+        #expect(RoutedRequests.problem(VariableIntervalUpload.self, upload(10_001)) == ["413", "An upload may carry at most 10000 measurements"])
+        #expect(RoutedRequests.problem(VariableIntervalUpload.self, upload(10_001, last: "null"))?.first == "body.property_measurements.0.measurements.10000.value")
     }
 
     /// A typed upload sent as a request reads back as itself, and a retry is told by the body: key order does not
@@ -89,33 +70,33 @@ struct RequestDecodingTests {
         let at = Date(timeIntervalSince1970: 1_622_237_550)
         let upload = VariableIntervalUpload(uploadTime: at, properties: [.init(name: "heartbeat", measurements: [.init(timestamp: at, value: "1")])])
         #expect(try VariableIntervalUpload.decoding.decode(VariableIntervalUpload.self, from: JSONValueEncoder().encode(upload)) == upload)
-        let ordered = try Self.read(VariableIntervalUpload.self, body: #"{"upload_time":1622237550,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1622237550,"value":"1"}]}]}"#)
-        let reordered = try Self.read(VariableIntervalUpload.self, body: #"{"property_measurements":[{"measurements":[{"value":"1","timestamp":1622237550}],"property_name":"heartbeat"}],"upload_time":1622237550}"#)
-        let otherValue = try Self.read(VariableIntervalUpload.self, body: #"{"upload_time":1622237550,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1622237550,"value":"2"}]}]}"#)
+        let ordered = try RoutedRequests.read(VariableIntervalUpload.self, body: #"{"upload_time":1622237550,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1622237550,"value":"1"}]}]}"#)
+        let reordered = try RoutedRequests.read(VariableIntervalUpload.self, body: #"{"property_measurements":[{"measurements":[{"value":"1","timestamp":1622237550}],"property_name":"heartbeat"}],"upload_time":1622237550}"#)
+        let otherValue = try RoutedRequests.read(VariableIntervalUpload.self, body: #"{"upload_time":1622237550,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1622237550,"value":"2"}]}]}"#)
         #expect(ordered.bodyDigest == reordered.bodyDigest && ordered.bodyDigest.count == 32)
         #expect(ordered.bodyDigest != otherValue.bodyDigest)
     }
 
     @Test func deviceAndAccountRequests() throws {
-        #expect(Self.problem(CreateDeviceRequest.self, #"{"device_type":"Generic-Test"}"#) == ["body.name", "field required", "value_error.missing"])
+        #expect(RoutedRequests.problem(CreateDeviceRequest.self, #"{"device_type":"Generic-Test"}"#) == ["body.name", "field required", "value_error.missing"])
         // Every member is read before the name's pattern is checked.
-        #expect(Self.problem(CreateDeviceRequest.self, #"{"name":"SENSOR-1"}"#) == ["body.device_type", "field required", "value_error.missing"])
-        #expect(Self.problem(CreateDeviceRequest.self, #"{"name":"TWOMES-ABCDEF","device_type":"x","activation_token":" short "}"#)
+        #expect(RoutedRequests.problem(CreateDeviceRequest.self, #"{"name":"SENSOR-1"}"#) == ["body.device_type", "field required", "value_error.missing"])
+        #expect(RoutedRequests.problem(CreateDeviceRequest.self, #"{"name":"TWOMES-ABCDEF","device_type":"x","activation_token":" short "}"#)
             == ["body.activation_token", "ensure this value has at least 8 characters", "value_error.any_str.min_length"])
-        #expect(try Self.read(CreateDeviceRequest.self, body: #"{"name":"TWOMES-ABCDEF","device_type":"x","activation_token":"  12345678 "}"#).activationToken == "12345678")
+        #expect(try RoutedRequests.read(CreateDeviceRequest.self, body: #"{"name":"TWOMES-ABCDEF","device_type":"x","activation_token":"  12345678 "}"#).activationToken == "12345678")
         // No body at all makes an account with every default.
-        #expect(try Self.read(CreateAccountRequest.self, body: "") == CreateAccountRequest())
-        #expect(Self.problem(CreateAccountRequest.self, #"{"pseudonym":1.5}"#) == ["body.pseudonym", "value is not a valid integer", "type_error.integer"])
-        #expect(try Self.read(CreateAccountRequest.self, body: #"{"pseudonym":" 812345 "}"#).pseudonym == 812_345)
-        #expect(Self.problem(CreateAccountRequest.self, #"{"tz_name":"CET"}"#) == ["body.tz_name", "illegal time zone", "value_error"])
-        #expect(Self.problem(AccountActivation.self, "{}") == ["body.activation_token", "field required", "value_error.missing"])
+        #expect(try RoutedRequests.read(CreateAccountRequest.self, body: "") == CreateAccountRequest())
+        #expect(RoutedRequests.problem(CreateAccountRequest.self, #"{"pseudonym":1.5}"#) == ["body.pseudonym", "value is not a valid integer", "type_error.integer"])
+        #expect(try RoutedRequests.read(CreateAccountRequest.self, body: #"{"pseudonym":" 812345 "}"#).pseudonym == 812_345)
+        #expect(RoutedRequests.problem(CreateAccountRequest.self, #"{"tz_name":"CET"}"#) == ["body.tz_name", "illegal time zone", "value_error"])
+        #expect(RoutedRequests.problem(AccountActivation.self, "{}") == ["body.activation_token", "field required", "value_error.missing"])
     }
 
     /// OpenSense's thesis words, in its order: each parameter is looked at before the next.
     @Test func openSenseMistakes() {
         func message(_ json: String) -> String? {
             do {
-                _ = try Self.read(OpenSenseUpload.self, body: json)
+                _ = try RoutedRequests.read(OpenSenseUpload.self, body: json)
                 return nil
             } catch {
                 return (error as? RPCError)?.message

@@ -3,17 +3,18 @@ import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 import Foundation
+import ServiceTestSupport
 import Testing
 @testable import LinksService
 
 @Suite("QR render requests: links.qr.render input and the admin route's query")
 struct QRRequestTests {
-    static func query(_ pairs: [String: [String]]) -> HTTPInput { HTTPInput(query: pairs) }
+    static func render(_ query: [String: [String]]) throws -> QRRenderInput { try RoutedRequests.read(QRQuery.self, query: query).render }
 
     @Test func theQueryDefaultsToAnMLevelPNGWithEightPixelModulesAndAFourModuleMargin() throws {
-        let input = try QRQuery.renderInput(from: Self.query(["data": ["hello"]]))
+        let input = try Self.render(["data": ["hello"]])
         #expect(input == QRRenderInput(payload: "hello", format: .png, errorCorrection: .M, moduleSize: 8, margin: 4))
-        let all = try QRQuery.renderInput(from: Self.query(["data": ["x"], "format": ["SVG"], "ec": ["h"], "size": ["1"], "margin": ["0"]]))
+        let all = try Self.render(["data": ["x"], "format": ["SVG"], "ec": ["h"], "size": ["1"], "margin": ["0"]])
         #expect(all == QRRenderInput(payload: "x", format: .svg, errorCorrection: .H, moduleSize: 1, margin: 0))
     }
 
@@ -31,7 +32,7 @@ struct QRRequestTests {
         (["data": ["a"], "level": ["H"]], "unknown_parameter", "Unknown query parameter 'level'; the parameters are data, format, ec, size, margin"),
     ])
     func badQueriesAre400sThatNameTheParameter(query: [String: [String]], reason: String, message: String) {
-        #expect(throws: RPCError.badRequest(message, reason: reason)) { try QRQuery.renderInput(from: Self.query(query)) }
+        #expect(throws: RPCError.badRequest(message, reason: reason)) { try Self.render(query) }
     }
 
     @Test func theRPCInputDecodesWithDefaultsAndExplainsBadValues() throws {

@@ -4,6 +4,7 @@ import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
 import Foundation
+import ServiceTestSupport
 import Testing
 @testable import LinksService
 
@@ -93,23 +94,43 @@ struct ShortLinkTests {
         }
     }
 
+    static func adminLink(_ body: JSONValue) throws -> ShortLinkInput {
+        try AdminShortLinkRequest.decoding.decode(AdminShortLinkRequest.self, from: JSONValueEncoder().encode(HTTPInput(body: body))).link
+    }
+
     @Test func theAdminBodyIsAnObjectWithSnakeCaseMembers() throws {
-        let input = try AdminShortLinkRequest.input(from: HTTPInput(body: ["app_url": "https://example.org/x", "title": "T", "ttl_seconds": 60]))
+        let input = try Self.adminLink(["app_url": "https://example.org/x", "title": "T", "ttl_seconds": 60])
         #expect(input == ShortLinkInput(appURL: "https://example.org/x", title: "T", ttlSeconds: 60))
         #expect(throws: RPCError.badRequest("app_url is required", reason: "invalid_body")) {
-            try AdminShortLinkRequest.input(from: HTTPInput(body: ["title": "T"]))
+            try Self.adminLink(["title": "T"])
         }
         #expect(throws: RPCError.badRequest("ttl_seconds must be an integer", reason: "invalid_body")) {
-            try AdminShortLinkRequest.input(from: HTTPInput(body: ["app_url": "https://example.org/x", "ttl_seconds": "soon"]))
+            try Self.adminLink(["app_url": "https://example.org/x", "ttl_seconds": "soon"])
         }
         // Numbers that no integer field takes are named as such, not called invalid JSON.
         for number in [JSONValue.double(1.5), .double(1e20)] {
             #expect(throws: RPCError.badRequest("ttl_seconds must be an integer", reason: "invalid_body")) {
-                try AdminShortLinkRequest.input(from: HTTPInput(body: ["app_url": "https://example.org/x", "ttl_seconds": number]))
+                try Self.adminLink(["app_url": "https://example.org/x", "ttl_seconds": number])
             }
         }
-        #expect(throws: RPCError.self) { try AdminShortLinkRequest.input(from: HTTPInput(body: .null)) }
-        #expect(throws: RPCError.self) { try AdminShortLinkRequest.input(from: HTTPInput(body: ["x"])) }
+        let notAnObject = RPCError.badRequest("The body must be a JSON object such as {\"app_url\": \"https://…\"}", reason: "malformed_body")
+        #expect(throws: notAnObject) { try Self.adminLink(.null) }
+        #expect(throws: notAnObject) { try Self.adminLink(["x"]) }
+        // A typed request reads back as itself.
+        let link = AdminShortLinkRequest(link: ShortLinkInput(appURL: "warmtewachter://x", title: "T", ttlSeconds: 5, iosStoreURL: "https://apps.apple.com/x"))
+        #expect(try AdminShortLinkRequest.decoding.decode(AdminShortLinkRequest.self, from: JSONValueEncoder().encode(link)) == link)
+    }
+
+    /// The list's cursor is `next_before` as it was given; a visit carries the browser's User-Agent, which the route forwards.
+    @Test func theListCursorAndAVisitsUserAgentAreRead() throws {
+        let digest = String(repeating: "Ab", count: 32)
+        let query = try RoutedRequests.read(ShortLinksQuery.self, query: ["before": ["1795321646000000-\(digest)"], "limit": ["5"]])
+        #expect(query == ShortLinksQuery(limit: 5, before: .init(micros: 1_795_321_646_000_000, digest: digest.lowercased())))
+        #expect(RoutedRequests.problem(ShortLinksQuery.self, query: ["before": ["12-\(digest.dropLast())"]]) == ["400", "before must be a next_before value of an earlier page"])
+        #expect(RoutedRequests.problem(ShortLinksQuery.self, query: ["limit": ["0"]]) == ["400", "limit must be a whole number from 1 to 1000"])
+        let visit = ShortLinkVisit(code: "abc", userAgent: "Mozilla/5.0 (iPhone)")
+        #expect(try ShortLinkVisit.decoding.decode(ShortLinkVisit.self, from: JSONValueEncoder().encode(visit)) == visit)
+        #expect(try RoutedRequests.read(ShortLinkVisit.self, path: ["code": "abc"]).userAgent == nil)
     }
 
     @Test func theBaseURLLosesItsTrailingSlashAndMustBeHTTP() throws {

@@ -2,7 +2,9 @@ import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 import Foundation
+import ServiceTestSupport
 import Testing
+@testable import CustodianContracts
 @testable import RoutesService
 
 /// The two body forms of `POST /route` and their errors, without a database.
@@ -12,7 +14,7 @@ struct RouteUploadTests {
     static let lookup = "a43eb60ff41ab5ffede54fb9a654c4407adcb98b027e3425d1ad465d6a5f04c6"
 
     static func parse(_ body: JSONValue, query: [String: [String]] = [:]) throws -> RouteUpload {
-        try RouteUpload.parse(HTTPInput(body: body, query: query))
+        try RouteUpload.decoding.decode(RouteUpload.self, from: JSONValueEncoder().encode(HTTPInput(body: body, query: query)))
     }
 
     static func reason(_ body: JSONValue, query: [String: [String]] = [:]) -> String {
@@ -118,9 +120,27 @@ struct SignatureVerifierTests {
     }
 
     @Test func consumerNames() {
-        #expect(Consumers.validName("  Geotag app (Android) ") == "Geotag app (Android)")
-        #expect(Consumers.validName(" ") == nil)
-        #expect(Consumers.validName("tab\tinside") == nil)
-        #expect(Consumers.validName(String(repeating: "x", count: 101)) == nil)
+        #expect(CreateConsumerRequest.validName("  Geotag app (Android) ") == "Geotag app (Android)")
+        #expect(CreateConsumerRequest.validName(" ") == nil)
+        #expect(CreateConsumerRequest.validName("tab\tinside") == nil)
+        #expect(CreateConsumerRequest.validName(String(repeating: "x", count: 101)) == nil)
+    }
+
+    /// The other geotag inputs, read as the gateway forwards them: an id that cannot be a route's is a route that does
+    /// not exist, a lookup id is 64 hex digits, a consumer's name is checked in FastAPI's words.
+    @Test func idsAndNamesAreCheckedAsTheyAreRead() throws {
+        let routeID = "q7Vt0bC2kR9xYw1ZpLmN3A"
+        #expect(try RoutedRequests.read(RouteByID.self, path: ["route_id": routeID]) == RouteByID(routeID: routeID))
+        #expect(RoutedRequests.problem(RouteByID.self, path: ["route_id": routeID + "A"]) == ["404", "No such route"])
+        #expect(RoutedRequests.problem(RouteByID.self, path: ["route_id": "q7Vt0bC2kR9xYw1ZpLmN3="]) == ["404", "No such route"])
+        #expect(try RoutedRequests.read(RouteLookup.self, path: ["lookup_id": RouteUploadTests.lookup.uppercased()]).lookupID == RouteUploadTests.lookup)
+        #expect(RoutedRequests.problem(RouteLookup.self, path: ["lookup_id": "xyz"])?.first == "400")
+        #expect(try RoutedRequests.read(CreateConsumerRequest.self, body: #"{"name":"  Geotag app "}"#).name == "Geotag app")
+        #expect(RoutedRequests.problem(CreateConsumerRequest.self, "{}") == ["body.name", "field required", "value_error.missing"])
+        #expect(RoutedRequests.problem(CreateConsumerRequest.self, #"{"name":"a\tb"}"#)
+            == ["body.name", "a name has 1 to 100 characters and no control characters", "value_error"])
+        // A typed upload is sent in the JSON form, which reads back as itself.
+        let upload = RouteUpload(blob: RouteUploadTests.blob, lookupID: RouteUploadTests.lookup)
+        #expect(try RouteUpload.decoding.decode(RouteUpload.self, from: JSONValueEncoder().encode(upload)) == upload)
     }
 }

@@ -1,3 +1,4 @@
+@testable import CustodianContracts
 import CustodianSodium
 import CustodianVault
 import Testing
@@ -43,16 +44,16 @@ struct OYDRecordTests {
 @Suite("Encrypted record checks")
 struct RecordCheckTests {
     @Test func hexadecimalTextIsEvenLengthDigitsOnly() {
-        #expect(Items.isHex(OYDRecordTests.value))
-        #expect(Items.isHex("0123456789abcdefABCDEF"))
-        #expect(Items.isHex(""))
+        #expect(VaultRecord.isHex(OYDRecordTests.value))
+        #expect(VaultRecord.isHex("0123456789abcdefABCDEF"))
+        #expect(VaultRecord.isHex(""))
         for text in ["abc", "0g", "zz", "12 4", "ab\u{0}c", "é0", "0x12", "12\n4", String(repeating: "a", count: 999) + "G"] {
-            #expect(!Items.isHex(text), "\(text)")
+            #expect(!VaultRecord.isHex(text), "\(text)")
         }
         // Every byte that is not a digit, in the middle of a long value.
         for byte in UInt8(0)...UInt8(127) where !"0123456789abcdefABCDEF".utf8.contains(byte) {
             let text = String(repeating: "ab", count: 100) + String(UnicodeScalar(byte)) + "c" + String(repeating: "cd", count: 100)
-            #expect(!Items.isHex(text), "byte \(byte)")
+            #expect(!VaultRecord.isHex(text), "byte \(byte)")
         }
     }
 }

@@ -33,7 +33,7 @@ public enum LinksService {
             try QRImages.render(input)
         }
         methods.register(LinksMethods.qrHttp, requires: [.admin], work: .cpuHeavy) { input, context in
-            try QRImages.render(QRQuery.renderInput(from: input))
+            try QRImages.render(input.render)
         }
 
         // Printable label sheets, for the device labels `devices` serves to admins.
@@ -45,11 +45,11 @@ public enum LinksService {
         methods.register(LinksMethods.shortCreate) { input, context in
             try await shortLinks.create(input, names: .rpc, logger: context.logger)
         }
-        methods.register(routed: LinksMethods.shortHttpCreate, requires: [.admin]) { input, context in
-            try await shortLinks.create(AdminShortLinkRequest.input(from: input), names: .admin, logger: context.logger)
+        methods.register(LinksMethods.shortHttpCreate, requires: [.admin]) { input, context in
+            try await shortLinks.create(input.link, names: .admin, logger: context.logger)
         }
         let directory = ShortLinkDirectory(database: environment.database)
-        methods.register(routed: LinksMethods.shortList, requires: [.admin]) { input, context in
+        methods.register(LinksMethods.shortList, requires: [.admin]) { input, context in
             try await directory.list(input, context: context)
         }
         methods.register(LinksMethods.shortResolve) { input, context in

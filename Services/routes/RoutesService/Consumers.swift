@@ -1,4 +1,4 @@
-import CustodianHTTP
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import CustodianSecurity
@@ -17,42 +17,21 @@ public struct Consumers: Sendable {
         self.sealer = sealer
     }
 
-    /// What an admin gets once, at creation: the secret cannot be read back through the API.
-    public struct Created: Codable, Sendable {
-        public var consumer_key: String
-        public var consumer_secret: String
-        public var name: String
-        public var created_at: String
-    }
-
-    struct Listed: Codable, Sendable {
-        var consumer_key: String
-        var name: String
-        var created_at: String
-    }
-
     /// A consumer as the signature check needs it.
     struct Stored: Sendable {
         var id: Int64
         var secret: String
     }
 
-    static let maximumNameLength = 100
-
     /// `POST /admin/v1/api-consumers`.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
-        struct Request: Decodable { var name: String }
-        let request = try input.decodeBody(as: Request.self)
-        guard let name = Self.validName(request.name) else {
-            throw RPCError.validation(location: ["body", "name"], message: "a name has 1 to \(Self.maximumNameLength) characters and no control characters")
-        }
-        let created = try await create(name: name, logger: context.logger)
+    func create(_ input: CreateConsumerRequest, context: CallContext) async throws -> CreatedConsumer {
+        let created = try await create(name: input.name, logger: context.logger)
         context.logger.notice("API consumer created", metadata: ["consumer_key": .string(created.consumer_key), "admin": .string(context.principal?.id ?? "-")])
         return created
     }
 
     /// Creates a consumer (for the admin route and `custodian admin create-consumer`).
-    public func create(name: String, logger: Logger) async throws -> Created {
+    public func create(name: String, logger: Logger) async throws -> CreatedConsumer {
         // 128 random bits name the consumer; 256 bits are its secret (DESIGN.md, security rules).
         let key = SecretToken.generate(byteCount: 16)
         let secret = SecretToken.generate()
@@ -64,20 +43,20 @@ public struct Consumers: Sendable {
             VALUES (\(key), \(name), \(sealed), \(hash)) RETURNING created_at
             """, logger: logger)
         for try await createdAt in rows.decode(Date.self) {
-            return Created(consumer_key: key, consumer_secret: secret, name: name, created_at: Self.iso(createdAt))
+            return CreatedConsumer(consumer_key: key, consumer_secret: secret, name: name, created_at: Self.iso(createdAt))
         }
         throw RPCError.internal("the API consumer was not stored")
     }
 
     /// `GET /admin/v1/api-consumers`: keys and names, never secrets.
-    func list(context: CallContext) async throws -> [String: [Listed]] {
+    func list(context: CallContext) async throws -> ConsumerList {
         let rows = try await database.query(
             "SELECT consumer_key, name, created_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
-        var consumers: [Listed] = []
+        var consumers: [ConsumerList.Consumer] = []
         for try await (key, name, createdAt) in rows.decode((String, String, Date).self) {
-            consumers.append(Listed(consumer_key: key, name: name, created_at: Self.iso(createdAt)))
+            consumers.append(ConsumerList.Consumer(consumer_key: key, name: name, created_at: Self.iso(createdAt)))
         }
-        return ["consumers": consumers]
+        return ConsumerList(consumers: consumers)
     }
 
     /// The consumer with this key and its secret, opened; nil for an unknown key.
@@ -104,14 +83,6 @@ public struct Consumers: Sendable {
 
     /// Binds a sealed secret to its consumer, so that it opens for no other row.
     static func sealingContext(_ key: String) -> String { "routes-consumer-secret:\(key)" }
-
-    public static func validName(_ text: String) -> String? {
-        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...maximumNameLength).contains(name.count),
-            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { return nil }
-        return name
-    }
 
     static func iso(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
 }

@@ -1,5 +1,5 @@
 import Crypto
-import CustodianHTTP
+import CustodianContracts
 import CustodianRPC
 import CustodianRuntime
 import Foundation
@@ -11,23 +11,9 @@ import PostgresNIO
 struct RouteStore: Sendable {
     let database: Database
 
-    /// `creation_time` is an integer, Unix seconds, as the original route store answered it (docs/geotag.md, "Storing a route: `POST /route`").
-    struct StoredRoute: Codable, Sendable, Equatable {
-        var route_id: String
-        var creation_time: Int64
-    }
-
-    struct FetchedRoute: Codable, Sendable {
-        var route_id: String
-        var creation_time: Int64
-        /// The encrypted route, standard base64.
-        var route: String
-    }
-
     /// `POST /route`. A retry of the same blob by the same consumer answers the first route and stores nothing.
-    func store(_ input: HTTPInput, context: CallContext) async throws -> StoredRoute {
+    func store(_ upload: RouteUpload, context: CallContext) async throws -> StoredRoute {
         let consumer = try Access.consumerID(context)
-        let upload = try RouteUpload.parse(input)
         let digest = Data(SHA256.hash(data: upload.blob))
         let logger = context.logger
         // A draw of 128 random bits repeating is not going to happen, but if it did it must not look like a conflict.
@@ -61,23 +47,19 @@ struct RouteStore: Sendable {
     }
 
     /// `GET /route/{route_id}`: any consumer may fetch a route whose id it knows; only the passphrase opens it.
-    func get(_ input: HTTPInput, context: CallContext) async throws -> FetchedRoute {
-        let routeID = input.path["route_id"] ?? ""
-        guard RouteID.isWellFormed(routeID) else { throw Self.noRoute }
-        return try await fetch(where: .routeID, equals: routeID, logger: context.logger)
+    func get(_ input: RouteByID, context: CallContext) async throws -> FetchedRoute {
+        try await fetch(where: .routeID, equals: input.routeID, logger: context.logger)
     }
 
     /// `GET /route/lookup/{lookup_id}`: the route a phone stored under the lookup id derived from its QR nonce.
-    func lookup(_ input: HTTPInput, context: CallContext) async throws -> FetchedRoute {
-        let lookupID = try LookupID.validated(input.path["lookup_id"] ?? "")
-        return try await fetch(where: .lookupID, equals: lookupID, logger: context.logger)
+    func lookup(_ input: RouteLookup, context: CallContext) async throws -> FetchedRoute {
+        try await fetch(where: .lookupID, equals: input.lookupID, logger: context.logger)
     }
 
     /// `DELETE /route/{route_id}` by the consumer that stored it: the row and its blob are deleted.
-    func delete(_ input: HTTPInput, context: CallContext) async throws -> Empty {
+    func delete(_ input: RouteByID, context: CallContext) async throws -> Empty {
         let consumer = try Access.consumerID(context)
-        let routeID = input.path["route_id"] ?? ""
-        guard RouteID.isWellFormed(routeID) else { throw Self.noRoute }
+        let routeID = input.routeID
         let logger = context.logger
         let deleted = try await database.query(
             "DELETE FROM routes.routes WHERE route_id = \(routeID) AND consumer_id = \(consumer) RETURNING 1", logger: logger)
@@ -89,7 +71,7 @@ struct RouteStore: Sendable {
         for try await _ in try await database.query("SELECT 1 FROM routes.routes WHERE route_id = \(routeID)", logger: logger) {
             throw RPCError.forbidden("Only the API consumer that stored this route may delete it", reason: "not_route_owner")
         }
-        throw Self.noRoute
+        throw RPCError.noRoute
     }
 
     private func fetch(where column: Column, equals value: String, logger: Logger) async throws -> FetchedRoute {
@@ -105,12 +87,10 @@ struct RouteStore: Sendable {
         for try await (id, created, blob) in rows.decode((String, Int64, Data).self) {
             return FetchedRoute(route_id: id, creation_time: created, route: blob.base64EncodedString())
         }
-        throw Self.noRoute
+        throw RPCError.noRoute
     }
 
     enum Column {
         case routeID, lookupID
     }
-
-    static let noRoute = RPCError.notFound("No such route", reason: "route_not_found")
 }

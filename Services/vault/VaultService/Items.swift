@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
@@ -14,109 +15,37 @@ struct Items: Sendable {
     let database: Database
     let repos: Repos
 
-    static let maximumBatch = 1000
-    static let maximumRecordBytes = 64 * 1024
     /// The most record bytes one page may carry: the answer travels base64-encoded in one RPC frame (8 MiB).
     static let maximumPageBytes = 4 * 1024 * 1024
 
     /// `POST /api/repos/{identifier}/items`: one record → `{"id"}`; an array → `{"processed","responses"}`,
-    /// 200 when every record was written and 400 otherwise (the good ones are written all the same).
-    func write(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        let records: [JSONValue]
-        let isBatch: Bool
-        switch input.body {
-        case .object: (records, isBatch) = ([input.body], false)
-        case .array(let items): (records, isBatch) = (items, true)
-        default: throw RPCError.badRequest("The body must be a JSON record or an array of records", reason: "invalid_request")
-        }
-        guard records.count <= Self.maximumBatch else {
-            throw RPCError(.payloadTooLarge, reason: "batch_too_large", message: "A batch may hold at most \(Self.maximumBatch) records")
-        }
-        guard !records.isEmpty else { throw RPCError.badRequest("The batch is empty", reason: "invalid_request") }
-        let repo = try await repos.access(input, context: context, need: .write, createIfMissing: true)
-
-        // Every record is checked first; the good ones are stored in one statement, the others answered with
-        // their problem (the good ones are written all the same, as OwnYourData's batch answers show; docs/vault.md,
-        // "`POST /api/repos/{identifier}/items`: writing records").
-        var checked: [Result<Checked, RPCError>] = []
-        for record in records {
-            do {
-                checked.append(.success(try Self.check(record)))
-            } catch let error as RPCError where error.code == .badRequest {
-                checked.append(.failure(error))
-            }
-        }
-        let valid = checked.compactMap { try? $0.get() }
+    /// 200 when every record was written and 400 otherwise (the good ones are written all the same, as OwnYourData's
+    /// batch answers show). Each record was checked as it was read (``VaultRecord``).
+    func write(_ input: ItemsWrite, context: CallContext) async throws -> RawHTTPReply {
+        let repo = try await repos.access(input.identifier, context: context, need: .write, createIfMissing: true)
+        let valid = input.records.compactMap { try? $0.checked.get() }
         var ids = try await store(valid, repo: repo, logger: context.logger).makeIterator()
         var responses: [JSONValue] = []
-        for result in checked {
-            switch result {
+        for record in input.records {
+            switch record.checked {
             case .success:
                 guard let id = ids.next() else { throw RPCError.internal("item was not stored") }
                 responses.append(["id": .int(id), "status": 200])
-            case .failure(let error):
-                responses.append(["error": .string(error.message), "status": 400])
+            case .failure(let refusal):
+                responses.append(["error": .string(refusal.message), "status": 400])
             }
         }
         let allWritten = responses.allSatisfy { $0["status"] == .int(200) }
-        if !isBatch {
+        if !input.isBatch {
             if let id = responses[0]["id"] { return try Self.json(["id": id], status: 200) }
             return try Self.json(["error": "invalid_record", "error_description": responses[0]["error"] ?? .null], status: 400)
         }
-        return try Self.json(["processed": .int(Int64(records.count)), "responses": .array(responses)], status: allWritten ? 200 : 400)
-    }
-
-    /// A record ready to store: its JSON text and, for an encrypted record, its nonce.
-    struct Checked: Sendable {
-        var text: String
-        var nonce: String?
-    }
-
-    static func check(_ record: JSONValue) throws -> Checked {
-        guard case .object(let fields) = record else { throw RPCError.badRequest("A record must be a JSON object") }
-        let text = String(decoding: record.jsonBytes, as: UTF8.self)
-        guard text.utf8.count <= Self.maximumRecordBytes else {
-            throw RPCError.badRequest("A record may have at most \(Self.maximumRecordBytes) bytes")
-        }
-        var nonce: String?
-        if fields["version"] == .string("0.4") {
-            guard let value = fields["value"]?.stringValue, !value.isEmpty, Self.isHex(value) else {
-                throw RPCError.badRequest("An encrypted record (version 0.4) needs a hexadecimal value")
-            }
-            guard let given = fields["nonce"]?.stringValue, given.utf8.count == 48, Self.isHex(given) else {
-                throw RPCError.badRequest("An encrypted record (version 0.4) needs a nonce of 48 hexadecimal characters")
-            }
-            nonce = given.lowercased()
-        }
-        return Checked(text: text, nonce: nonce)
-    }
-
-    /// Whether the text is bytes in hexadecimal (an even number of ASCII hex digits), without decoding them.
-    static func isHex(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count % 2 == 0 else { return false }
-            // A table look-up and one branch for the whole text: records are hundreds of digits each, a batch a thousand
-            // records (a range test per digit was a tenth of the vault's time on a batch).
-            var invalid: UInt8 = 0
-            hexDigitTable.withUnsafeBufferPointer { table in
-                for byte in bytes { invalid |= table[Int(byte)] }
-            }
-            return invalid == 0
-        }
-    }
-
-    /// 0 for the bytes of hexadecimal digits, 1 for every other byte.
-    private static let hexDigitTable: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): 0
-        default: 1
-        }
+        return try Self.json(["processed": .int(Int64(input.records.count)), "responses": .array(responses)], status: allWritten ? 200 : 400)
     }
 
     /// Stores the records in one statement and returns their ids in order. An encrypted record whose nonce the repo
     /// holds already (a retry) is not stored again: it gets the first copy's id, looked up only when there is one.
-    private func store(_ records: [Checked], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
+    private func store(_ records: [VaultRecord.Storable], repo: Repos.Repo, logger: Logger) async throws -> [Int64] {
         guard !records.isEmpty else { return [] }
         let values = records.map(\.text), nonces = records.map(\.nonce)
         let stored: StoreItems<NewItems>.Row
@@ -197,29 +126,10 @@ struct Items: Sendable {
             """
     }
 
-    struct Page {
-        var page: Int
-        var size: Int
-        var last: Int?
-        var lastDays: Int?
-    }
-
-    static func page(_ input: HTTPInput) throws -> Page {
-        func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-            guard let text = input.query[name]?.first else { return nil }
-            guard let value = Int(text), range.contains(value) else {
-                throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_request")
-            }
-            return value
-        }
-        return Page(page: try number("page", 1...1_000_000) ?? 1, size: try number("size", 1...1000) ?? 100,
-                    last: try number("last", 1...100_000), lastDays: try number("last_days", 1...36500))
-    }
-
     /// `GET /api/repos/{identifier}/items?page=&size=&last=&last_days=`, newest last, with `Total-Count` and `Link`.
-    func read(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        let repo = try await repos.access(input, context: context, need: .read, createIfMissing: false)
-        let paging = try Self.page(input)
+    func read(_ input: ItemsRead, context: CallContext) async throws -> RawHTTPReply {
+        let repo = try await repos.access(input.identifier, context: context, need: .read, createIfMissing: false)
+        let paging = try input.paging.get()
         let (items, total) = try await fetch(repo: repo, paging: paging, logger: context.logger)
         var headers = ["Total-Count": String(total)]
         let pages = max(1, (total + paging.size - 1) / paging.size)
@@ -251,7 +161,7 @@ struct Items: Sendable {
     /// and the page come from one snapshot. The count walks the repo's index only; the page is read from whichever
     /// end of the repo's index is nearer, so the newest items of a large repo cost what the oldest do, instead of
     /// reading every item of the repo as a sort would.
-    private func fetch(repo: Repos.Repo, paging: Page, logger: Logger) async throws -> ([StoredItem], Int) {
+    private func fetch(repo: Repos.Repo, paging: ItemsPaging, logger: Logger) async throws -> ([StoredItem], Int) {
         let since = paging.lastDays.map { Date().addingTimeInterval(-Double($0) * 86400) }
         let limitLast = paging.last ?? Int(Int32.max)
         let offset = (paging.page - 1) * paging.size
@@ -297,25 +207,22 @@ struct Items: Sendable {
         return (items, total)
     }
 
-    struct DecryptRequest: Decodable { var password: String }
-
     /// `POST /api/repos/{identifier}/items/decrypted {"password"}`: the owner's items in clear; the password
     /// opens the owner's key, which opens the repo's. Records that are not encrypted come back as they are.
-    func decrypted(_ input: HTTPInput, context: CallContext) async throws -> [JSONValue] {
+    func decrypted(_ input: ItemsDecryption, context: CallContext) async throws -> [DecryptedItem] {
         let principal = try VaultPrincipal(context)
-        let password = try input.decodeBody(as: DecryptRequest.self).password
-        let repo = try await repos.access(input, context: context, need: .read, createIfMissing: false)
-        let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: password, logger: context.logger)
-        let (items, _) = try await fetch(repo: repo, paging: try Self.page(input), logger: context.logger)
+        let repo = try await repos.access(input.identifier, context: context, need: .read, createIfMissing: false)
+        let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: input.password, logger: context.logger)
+        let (items, _) = try await fetch(repo: repo, paging: try input.paging.get(), logger: context.logger)
         return items.map { item in
             guard let record = try? JSONDecoder().decode(OYDRecord.self, from: JSONEncoder().encode(item.record)), record.version == OYDRecord.version else {
-                return ["id": .int(item.id), "data": item.record]
+                return DecryptedItem(id: item.id, data: item.record)
             }
             guard let text = try? record.open(secretKey: secretKey) else {
-                return ["id": .int(item.id), "error": "this record does not open with the repo's key"]
+                return DecryptedItem(id: item.id, error: "this record does not open with the repo's key")
             }
             let data = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
-            return ["id": .int(item.id), "data": data]
+            return DecryptedItem(id: item.id, data: data)
         }
     }
 

@@ -21,29 +21,17 @@ struct Modules: Sendable {
     /// A 1 × 1 transparent PNG, for modules installed without a picture.
     static let defaultPicture = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
-    struct Entry: Codable, Sendable {
-        var id: Int64
-        var name: String
-        var description: String
-        var url: String
-        var uid: String
-        var secret: String
-        var picture: String
-        /// "Behavior of the Module list" 4: `[MODULE_URL]?PIA_URL=…&APP_KEY=…&APP_SECRET=…`.
-        var launch_url: String
-    }
-
     /// `GET /api/modules/index`: the user's modules, `[]` when there are none. A module's token lists its
     /// user's modules too: the app logs in with a module's key and secret from a login QR code (Login screen 2a).
-    func index(_ input: HTTPInput, context: CallContext) async throws -> [Entry] {
+    func index(_ input: NoInput, context: CallContext) async throws -> [ModuleEntry] {
         let principal = try VaultPrincipal(context)
         let rows = try await database.query(
             "SELECT id, name, description, url, picture, uid, secret_sealed FROM vault.modules WHERE user_id = \(principal.userID) ORDER BY id",
             logger: context.logger)
-        var entries: [Entry] = []
+        var entries: [ModuleEntry] = []
         for try await (id, name, description, url, picture, uid, sealed) in rows.decode((Int64, String, String, String, String?, String, Data).self) {
             let secret = try sealer.open(sealed, context: Self.sealingContext(uid))
-            entries.append(Entry(
+            entries.append(ModuleEntry(
                 id: id, name: name, description: description, url: url, uid: uid, secret: secret,
                 picture: picture ?? Self.defaultPicture, launch_url: launchURL(moduleURL: url, uid: uid, secret: secret)))
         }
@@ -71,35 +59,10 @@ struct Modules: Sendable {
         throw RPCError.unauthenticated("Invalid client credentials", reason: "invalid_client")
     }
 
-    struct CreateRequest: Decodable {
-        var name: String
-        var description: String?
-        var url: String
-        var picture: String?
-    }
-
-    struct Created: Codable, Sendable {
-        var id: Int64
-        var name: String
-        var uid: String
-        var secret: String
-    }
-
     /// `POST /admin/v1/vault/users/{user_id}/modules`: installs a module; uid and secret are generated.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> Created {
-        guard let userID = input.path["user_id"].flatMap(Int64.init),
-            (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil
-        else { throw RPCError.notFound("No such user", reason: "not_found") }
-        let request = try input.decodeBody(as: CreateRequest.self)
-        guard (1...200).contains(request.name.count) else {
-            throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")
-        }
-        guard WebURL.isWeb(request.url) else {
-            throw RPCError.validation(location: ["body", "url"], message: "url must be an http(s) URL")
-        }
-        if let picture = request.picture, !picture.hasPrefix("data:image/") || picture.count > 512 * 1024 {
-            throw RPCError.validation(location: ["body", "picture"], message: "picture must be a data:image/… URL of at most 512 KiB")
-        }
+    func create(_ input: CreateModuleRequest, context: CallContext) async throws -> CreatedModule {
+        let userID = try await keys.requireUser(input.userID, logger: context.logger)
+        let request = try input.module.get()
         let uid = Sodium.randomBytes(32).hex
         let secret = Sodium.randomBytes(32).hex
         let rows = try await database.query(
@@ -109,28 +72,14 @@ struct Modules: Sendable {
                     \(uid), \(SecretToken.hash(secret)), \(try sealer.seal(secret, context: Self.sealingContext(uid))))
             RETURNING id
             """, logger: context.logger)
-        for try await id in rows.decode(Int64.self) { return Created(id: id, name: request.name, uid: uid, secret: secret) }
+        for try await id in rows.decode(Int64.self) { return CreatedModule(id: id, name: request.name, uid: uid, secret: secret) }
         throw RPCError.internal("module was not stored")
     }
 
-    struct GrantRequest: Decodable {
-        var repo: String
-        var read: Bool
-        var write: Bool
-    }
-
-    struct Grant: Codable, Sendable {
-        var module_id: Int64
-        var repo: String
-        var read: Bool
-        var write: Bool
-    }
-
     /// `POST /admin/v1/vault/modules/{module_id}/permissions {"repo","read","write"}`; the repo is made if missing.
-    func grant(_ input: HTTPInput, context: CallContext, repos: Repos) async throws -> Grant {
-        let request = try input.decodeBody(as: GrantRequest.self)
+    func grant(_ request: GrantRequest, context: CallContext, repos: Repos) async throws -> Grant {
         let identifier = try Repos.validIdentifier(request.repo)
-        guard let moduleID = input.path["module_id"].flatMap(Int64.init), let userID = try await owner(of: moduleID, logger: context.logger) else {
+        guard let moduleID = request.moduleID, let userID = try await owner(of: moduleID, logger: context.logger) else {
             throw RPCError.notFound("No such module", reason: "not_found")
         }
         let repo = try await repos.create(userID: userID, identifier: identifier, logger: context.logger)
@@ -149,20 +98,16 @@ struct Modules: Sendable {
         return nil
     }
 
-    /// `GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code (docs/vault.md).
-    func loginQR(_ input: HTTPInput, context: CallContext) async throws -> RawHTTPReply {
-        guard let moduleID = input.path["module_id"].flatMap(Int64.init) else { throw RPCError.notFound("No such module", reason: "not_found") }
+    /// `GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code (docs/vault.md, "`GET /admin/v1/vault/modules/{module_id}/qr`: the app's login QR code").
+    func loginQR(_ input: ModuleQRRequest, context: CallContext) async throws -> RawHTTPReply {
+        guard let moduleID = input.moduleID else { throw RPCError.notFound("No such module", reason: "not_found") }
         let rows = try await database.query("SELECT uid, secret_sealed FROM vault.modules WHERE id = \(moduleID)", logger: context.logger)
         for try await (uid, sealed) in rows.decode((String, Data).self) {
             let secret = try sealer.open(sealed, context: Self.sealingContext(uid))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let payload = String(decoding: try encoder.encode(["PIA_URL": publicBaseURL, "APP_KEY": uid, "APP_SECRET": secret]), as: UTF8.self)
-            let formatName = input.query["format"]?.first ?? "png"
-            guard let format = QRRenderInput.Format(rawValue: formatName) else {
-                throw RPCError.badRequest("format must be png or svg", reason: "invalid_format")
-            }
-            return try await services.call(LinksMethods.qrRender, input: QRRenderInput(payload: payload, format: format), context: context)
+            return try await services.call(LinksMethods.qrRender, input: QRRenderInput(payload: payload, format: try input.format.get()), context: context)
         }
         throw RPCError.notFound("No such module", reason: "not_found")
     }

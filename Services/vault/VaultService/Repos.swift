@@ -1,3 +1,4 @@
+import CustodianContracts
 import CustodianHTTP
 import CustodianRPC
 import CustodianRuntime
@@ -15,12 +16,8 @@ struct Repos: Sendable {
         var id: Int64
         var identifier: String
         var publicKey: [UInt8]
-    }
 
-    struct PublicKeyReply: Codable, Sendable {
-        var id: Int64
-        var identifier: String
-        var public_key: String
+        var publicKeyReply: RepoPublicKey { RepoPublicKey(id: id, identifier: identifier, public_key: publicKey.hex) }
     }
 
     static let identifierPattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\z"
@@ -33,9 +30,8 @@ struct Repos: Sendable {
     }
 
     /// `GET /api/repos/{identifier}/pub_key`.
-    func publicKey(_ input: HTTPInput, context: CallContext) async throws -> PublicKeyReply {
-        let repo = try await access(input, context: context, need: .publicKey, createIfMissing: false)
-        return PublicKeyReply(id: repo.id, identifier: repo.identifier, public_key: repo.publicKey.hex)
+    func publicKey(_ input: RepoRequest, context: CallContext) async throws -> RepoPublicKey {
+        try await access(input.identifier, context: context, need: .publicKey, createIfMissing: false).publicKeyReply
     }
 
     /// What a request wants of a repo: its public key (to encrypt for it: readers and writers), its items
@@ -43,9 +39,9 @@ struct Repos: Sendable {
     enum Need { case publicKey, read, write }
 
     /// The repo a request may use: the caller's own, or for a module one it holds a permission on.
-    func access(_ input: HTTPInput, context: CallContext, need: Need, createIfMissing: Bool) async throws -> Repo {
+    func access(_ identifier: String, context: CallContext, need: Need, createIfMissing: Bool) async throws -> Repo {
         let principal = try VaultPrincipal(context)
-        let identifier = try Self.validIdentifier(input.path["identifier"] ?? "")
+        let identifier = try Self.validIdentifier(identifier)
         switch principal.kind {
         case .user:
             if let repo = try await find(userID: principal.userID, identifier: identifier, logger: context.logger) { return repo }
@@ -111,15 +107,10 @@ struct Repos: Sendable {
         throw RPCError.notFound("Repo \(repo.identifier) not found", reason: "not_found")
     }
 
-    struct CreateRequest: Decodable { var identifier: String }
-
     /// `POST /admin/v1/vault/users/{user_id}/repos {"identifier"}`.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> PublicKeyReply {
-        guard let userID = input.path["user_id"].flatMap(Int64.init), (try? await keys.publicKey(userID: userID, logger: context.logger)) != nil else {
-            throw RPCError.notFound("No such user", reason: "not_found")
-        }
-        let identifier = try Self.validIdentifier(try input.decodeBody(as: CreateRequest.self).identifier)
-        let repo = try await create(userID: userID, identifier: identifier, logger: context.logger)
-        return PublicKeyReply(id: repo.id, identifier: repo.identifier, public_key: repo.publicKey.hex)
+    func create(_ input: CreateRepoRequest, context: CallContext) async throws -> RepoPublicKey {
+        let userID = try await keys.requireUser(input.userID, logger: context.logger)
+        let identifier = try Self.validIdentifier(try input.identifier.get())
+        return try await create(userID: userID, identifier: identifier, logger: context.logger).publicKeyReply
     }
 }

@@ -45,6 +45,14 @@ struct UserKeys: Sendable {
         throw RPCError.notFound("The user has no data vault keys", reason: "user_unknown")
     }
 
+    /// The id of a user who has a data vault, as the admin API's path gave it (nil when it was not a number); else a 404.
+    func requireUser(_ userID: Int64?, logger: Logger) async throws -> Int64 {
+        guard let userID, (try? await publicKey(userID: userID, logger: logger)) != nil else {
+            throw RPCError.notFound("No such user", reason: "not_found")
+        }
+        return userID
+    }
+
     /// The user's key pair, opened with the password; a wrong password is a 403.
     func keyPair(userID: Int64, password: String, logger: Logger) async throws -> Sodium.KeyPair {
         let rows = try await database.query(

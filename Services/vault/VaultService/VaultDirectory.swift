@@ -1,4 +1,4 @@
-import CustodianHTTP
+import CustodianContracts
 import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
@@ -10,48 +10,16 @@ import PostgresNIO
 struct VaultDirectory: Sendable {
     let database: Database
 
-    struct User: Encodable, Sendable {
-        var id: Int64
-        var modules: [Module]
-        var repos: [Repo]
-    }
-
-    struct Module: Encodable, Sendable {
-        var id: Int64
-        var name: String
-        var url: String
-        var permissions: [Permission]
-    }
-
-    struct Permission: Encodable, Sendable {
-        var repo: String
-        var read: Bool
-        var write: Bool
-    }
-
-    struct Repo: Encodable, Sendable {
-        var id: Int64
-        var identifier: String
-        var items: Int64
-    }
-
-    struct Page: Encodable, Sendable {
-        var users: [User]
-        /// Pass as `after` for the next page; null on the last one.
-        @ExplicitNull var next_after: Int64?
-    }
-
     /// `GET /admin/v1/vault/users?after=ID&limit=100`
-    func users(_ input: HTTPInput, context: CallContext) async throws -> Page {
-        let after = try input.integerQueryValue("after", default: 0, in: 0...Int64.max)
-        let limit = try input.integerQueryValue("limit", default: 100, in: 1...1000)
-        var users: [User] = []
+    func users(_ input: VaultUsersQuery, context: CallContext) async throws -> VaultUsersPage {
+        let (after, limit) = (input.after, input.limit)
+        var users: [VaultUsersPage.User] = []
         let userRows = try await database.query(
             "SELECT user_id FROM vault.user_keys WHERE user_id > \(after) ORDER BY user_id LIMIT \(limit)", logger: context.logger)
         for try await id in userRows.decode(Int64.self) {
-            users.append(User(id: id, modules: [], repos: []))
+            users.append(VaultUsersPage.User(id: id))
         }
-        guard !users.isEmpty else { return Page(users: [], next_after: nil) }
+        guard !users.isEmpty else { return VaultUsersPage(users: [], next_after: nil) }
         let ids = users.map(\.id)
         let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
 
@@ -61,7 +29,7 @@ struct VaultDirectory: Sendable {
             FROM vault.repos r WHERE r.user_id = ANY(\(ids)) ORDER BY r.user_id, r.identifier
             """, logger: context.logger)
         for try await (user, id, identifier, items) in repoRows.decode((Int64, Int64, String, Int64).self) {
-            if let position = index[user] { users[position].repos.append(Repo(id: id, identifier: identifier, items: items)) }
+            if let position = index[user] { users[position].repos.append(VaultUsersPage.Repo(id: id, identifier: identifier, items: items)) }
         }
         let moduleRows = try await database.query(
             """
@@ -74,13 +42,13 @@ struct VaultDirectory: Sendable {
         for try await (user, id, name, url, repo, read, write) in moduleRows.decode((Int64, Int64, String, String, String?, Bool?, Bool?).self) {
             guard let position = index[user] else { continue }
             if users[position].modules.last?.id != id {
-                users[position].modules.append(Module(id: id, name: name, url: url, permissions: []))
+                users[position].modules.append(VaultUsersPage.Module(id: id, name: name, url: url))
             }
             if let repo {
                 let last = users[position].modules.count - 1
-                users[position].modules[last].permissions.append(Permission(repo: repo, read: read ?? false, write: write ?? false))
+                users[position].modules[last].permissions.append(VaultUsersPage.Permission(repo: repo, read: read ?? false, write: write ?? false))
             }
         }
-        return Page(users: users, next_after: users.count == limit ? users.last?.id : nil)
+        return VaultUsersPage(users: users, next_after: users.count == limit ? users.last?.id : nil)
     }
 }

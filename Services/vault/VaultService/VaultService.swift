@@ -22,17 +22,18 @@ public enum VaultService {
         methods.register(VaultMethods.usersReseal) { try await keys.reseal($0, context: $1) }
         methods.register(VaultMethods.modulesCredentials) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
-        methods.register(routed: VaultMethods.modulesIndex, requires: VaultPrincipal.required) { try await modules.index($0, context: $1) }
-        methods.register(routed: VaultMethods.reposPubKey, requires: VaultPrincipal.required) { try await repos.publicKey($0, context: $1) }
+        methods.register(VaultMethods.modulesIndex, requires: VaultPrincipal.required) { try await modules.index($0, context: $1) }
+        methods.register(VaultMethods.reposPubKey, requires: VaultPrincipal.required) { try await repos.publicKey($0, context: $1) }
         methods.register(VaultMethods.itemsWrite, requires: VaultPrincipal.required) { try await items.write($0, context: $1) }
         methods.register(VaultMethods.itemsRead, requires: VaultPrincipal.required) { try await items.read($0, context: $1) }
-        methods.register(routed: VaultMethods.itemsDecrypted, requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken), work: .cpuHeavy) { try await items.decrypted($0, context: $1) }
+        methods.register(VaultMethods.itemsDecrypted, requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken), work: .cpuHeavy,
+                         beforeRefusingInput: { _ = try VaultPrincipal($0) }) { try await items.decrypted($0, context: $1) }
         // Administration.
-        methods.register(routed: VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
-        methods.register(routed: VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }
-        methods.register(routed: VaultMethods.adminGrant, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
+        methods.register(VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
+        methods.register(VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }
+        methods.register(VaultMethods.adminGrant, requires: [.admin]) { try await modules.grant($0, context: $1, repos: repos) }
         let directory = VaultDirectory(database: database)
-        methods.register(routed: VaultMethods.adminUsers, requires: [.admin]) { try await directory.users($0, context: $1) }
+        methods.register(VaultMethods.adminUsers, requires: [.admin]) { try await directory.users($0, context: $1) }
         methods.register(VaultMethods.adminModuleQR, requires: [.admin], work: .cpuHeavy) { try await modules.loginQR($0, context: $1) }
         return methods
     }

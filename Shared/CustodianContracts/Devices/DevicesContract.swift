@@ -5,7 +5,7 @@ import CustodianRPC
 /// Nothing but the gateway calls them: each is a route's (docs/rpc.md, "Typed routed methods"), and its input is read
 /// from the request in its API's words (``RequestDecoding/fastAPI`` for Twomes and the admin API, ``RequestDecoding/openSense``).
 public enum DevicesMethods {
-    // Twomes provisioning (seed 004) and uploads.
+    // Twomes provisioning and uploads (docs/twomes.md).
     public static let accountCreate = RoutedMethod<CreateAccountRequest, CreateAccountResponse>("devices.account.create")
     public static let accountActivate = RoutedMethod<AccountActivation, SessionToken>("devices.account.activate")
     public static let deviceCreate = RoutedMethod<CreateDeviceRequest, DeviceItem>("devices.device.create")
@@ -28,7 +28,7 @@ public enum DevicesMethods {
     /// Streamed: CSV or NDJSON, too large for one answer.
     public static let measurementsExport = RoutedMethod<MeasurementExportQuery, StreamPage>("devices.measurements.export", retry: .safe)
 
-    // OpenSense (thesis 3.4) and its researcher routes.
+    // OpenSense (docs/opensense.md) and its researcher routes.
     public static let opensenseRegister = RoutedMethod<OpenSenseRegistration, OpenSenseKey>("devices.opensense.register")
     public static let opensenseConfig = RoutedMethod<NoInput, OpenSenseConfiguration>("devices.opensense.config", retry: .safe)
     public static let opensenseUpload = RoutedMethod<OpenSenseUpload, OpenSenseUploadStatus>("devices.opensense.upload", retry: .safe)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CustodianContracts
 import CustodianRuntime
 import CustodianSecurity
 import Foundation
@@ -19,7 +20,7 @@ extension Admin {
         var sealingKeyFile: String?
 
         func run() async throws {
-            guard let name = Consumers.validName(name) else {
+            guard let name = CreateConsumerRequest.validName(name) else {
                 throw ValidationError("a name has 1 to 100 characters and no control characters")
             }
             let sealer = try Sealer(base64: try sealingKey())

@@ -7,7 +7,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The OpenSense framework's backend (thesis 3.4, 4.8): device registration with a server-generated storage
+/// The OpenSense framework's backend (docs/opensense.md): device registration with a server-generated storage
 /// key, the remote configuration, and integrity-checked uploads of probe batches.
 struct OpenSense: Sendable {
     let database: Database

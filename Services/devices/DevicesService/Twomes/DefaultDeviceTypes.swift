@@ -34,7 +34,7 @@ enum DefaultDeviceTypes {
         ]),
     ]
 
-    /// Every type measures `heartbeat` (seed 004, E9b).
+    /// Every type measures `heartbeat` (docs/twomes.md, "Provisioning steps", E9b).
     static let heartbeat = DeviceTypeDefinition.heartbeat
 
     static var seedStatements: [String] {

@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Measurement uploads from devices (seed 004, E9), variable- and fixed-interval, as their inputs read and checked them.
+/// Measurement uploads from devices (docs/twomes.md, "Measurement uploads"), variable- and fixed-interval, as their inputs read and checked them.
 struct Measurements: Sendable {
     let database: Database
     let sessions: Sessions

@@ -1,6 +1,6 @@
 import CustodianContracts
 
-/// The text of a device's QR label (seed 004, B4), for Espressif's Unified Provisioning: the app reads the
+/// The text of a device's QR label (docs/twomes.md, "Provisioning steps", B4), for Espressif's Unified Provisioning: the app reads the
 /// device name (BLE service name or SSID) and `pop`, the device's activation token. Written exactly as the
 /// document shows it (Python's `json.dumps` separators, non-ASCII escaped).
 enum ProvisioningPayload {

@@ -74,10 +74,10 @@ struct ShortLinks: Sendable {
 
     /// `GET /l/{code}`: a phone is sent into the app; any other client gets a page. Unknown and expired codes
     /// get pages too, since a person, not a program, follows these links.
-    func resolve(_ input: HTTPInput, logger: Logger) async throws -> RawHTTPReply {
-        guard let found = try await find(input.path["code"] ?? "", logger: logger) else { return ShortLinkPages.notFound() }
+    func resolve(_ input: ShortLinkVisit, logger: Logger) async throws -> RawHTTPReply {
+        guard let found = try await find(input.code, logger: logger) else { return ShortLinkPages.notFound() }
         guard !found.link.expired else { return ShortLinkPages.expired() }
-        if UserAgent.isMobile(input.headers["user-agent"]) { return ShortLinkPages.redirect(to: found.link.appURL) }
+        if UserAgent.isMobile(input.userAgent) { return ShortLinkPages.redirect(to: found.link.appURL) }
         return ShortLinkPages.landing(found.link, code: found.code, shortURL: settings.url(code: found.code))
     }
 }

@@ -3,7 +3,7 @@ import CustodianJSON
 import CustodianRPC
 import CustodianWeb
 
-/// The configuration document every app reads from `GET /config` (thesis, listing 3.1): only its keys, each of its type.
+/// The configuration document every app reads from `GET /config` (docs/opensense.md, "GET /config"): only its keys, each of its type.
 public struct OpenSenseConfiguration: RoutedJSON, Equatable {
     public var name: String
     /// Numbered by the server: each published document gets the next.
@@ -47,7 +47,7 @@ public struct OpenSenseConfigurationUpdate: RoutedInput, Equatable {
     static let keys: Set<String> = ["name", "version", "dataUploadOnWifiOnly", "baseUrl", "configUpdatePeriod", "dataArchivePeriod",
                                     "dataUploadPeriod", "maxDataFileSizeKb", "dataRequests"]
 
-    /// A document of listing 3.1's keys only; a check of each in the order an operator reads the errors.
+    /// A document of the configuration's keys only (docs/opensense.md, "GET /config"); a check of each in the order an operator reads the errors.
     public init(from decoder: any Decoder) throws {
         guard case .object(let fields) = try RequestReader(decoder).body(JSONValue.self) else {
             throw RPCError.validation(location: ["body"], message: "the configuration must be a JSON object")

@@ -5,7 +5,7 @@ import CustodianRPC
 import CustodianSecurity
 import Foundation
 
-/// `POST /register` (thesis 3.4): a new device asks for its storage key.
+/// `POST /register` (docs/opensense.md, "POST /register"): a new device asks for its storage key.
 public struct OpenSenseRegistration: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .openSense }
 
@@ -32,7 +32,7 @@ public struct OpenSenseRegistration: RoutedInput, Equatable {
     }
 }
 
-/// `POST /upload` (thesis 4.8): a batch file whose MD5 the app sends beside it, checked in the thesis' order.
+/// `POST /upload` (docs/opensense.md, "POST /upload"): a batch file whose MD5 the app sends beside it, checked in the thesis' order.
 public struct OpenSenseUpload: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .openSense }
 

@@ -3,7 +3,7 @@ import CustodianJSON
 import CustodianRPC
 import Foundation
 
-/// `POST /account` as the Twomes backend takes it (seed 004, phase A), with its pydantic model's checks and messages.
+/// `POST /account` as the Twomes backend takes it (docs/twomes.md, "POST /account"), with its pydantic model's checks and messages.
 /// The body may be left out: everything has a default.
 public struct CreateAccountRequest: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .fastAPI }

@@ -20,7 +20,7 @@ public struct DeviceTypeDefinition: RoutedJSON, Equatable {
         }
     }
 
-    /// Every type measures `heartbeat` (seed 004, E9b).
+    /// Every type measures `heartbeat` (docs/twomes.md, "Provisioning steps", E9b).
     public static let heartbeat = "heartbeat"
     /// Where a type's installation manual is unless its definition says otherwise: this, its name and `/`.
     public static let manualBase = "https://energietransitiewindesheim.nl/manuals/"

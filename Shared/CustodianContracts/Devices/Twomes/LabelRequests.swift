@@ -1,7 +1,7 @@
 import CustodianHTTP
 import CustodianRPC
 
-/// How a device's QR label offers it for provisioning (seed 004, B4): over BLE, or as a temporary access point.
+/// How a device's QR label offers it for provisioning (docs/twomes.md, "Provisioning steps", B4): over BLE, or as a temporary access point.
 public enum LabelTransport: String, Sendable, Equatable {
     case ble, softap
 }

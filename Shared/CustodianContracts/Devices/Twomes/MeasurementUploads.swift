@@ -4,7 +4,7 @@ import CustodianJSON
 import CustodianRPC
 import Foundation
 
-/// `POST /device/measurements/variable-interval` (seed 004, E9): a device's measurements, each with its own time, read
+/// `POST /device/measurements/variable-interval` (docs/twomes.md, "Measurement uploads"): a device's measurements, each with its own time, read
 /// with the backend's validation messages.
 public struct VariableIntervalUpload: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .fastAPI }

@@ -1,4 +1,3 @@
-import CustodianGeotag
 import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
@@ -13,21 +12,42 @@ import Foundation
 ///
 /// Base64 is read leniently, as phones write it: line breaks (Android's `Base64.DEFAULT`) and missing
 /// padding are fine, and so is the URL-safe alphabet.
-struct RouteUpload: Equatable {
-    var blob: Data
-    var lookupID: String?
+///
+/// Either form is read here, member by member in the geotag API's words: a decoder cannot tell one from the other, so
+/// the body is taken as any JSON (which never fails to read) and its form told by looking.
+public struct RouteUpload: RoutedInput, Equatable {
+    /// Nothing here is refused by the decoder (the body is any JSON); the API's own checks word every mistake.
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    /// The encrypted route, decoded.
+    public var blob: Data
+    /// Lowercase.
+    public var lookupID: String?
+
+    public init(blob: Data, lookupID: String? = nil) {
+        self.blob = blob
+        self.lookupID = lookupID
+    }
 
     /// The largest encrypted route, decoded: about 15 000 fixes, a day's recording at one fix every five seconds.
-    static let maximumSize = 1024 * 1024
+    public static let maximumSize = 1024 * 1024
 
-    static func parse(_ input: HTTPInput) throws -> RouteUpload {
-        let (encoded, bodyLookupID) = try fields(of: input.body)
-        let queryLookupID = try input.singleQueryValue("lookup_id")
+    public init(from decoder: any Decoder) throws {
+        let request = try RequestReader(decoder)
+        let (encoded, bodyLookupID) = try Self.fields(of: request.body(JSONValue.self))
+        let queryLookupID = try request.singleQuery("lookup_id")
         if let bodyLookupID, let queryLookupID, bodyLookupID != queryLookupID {
             throw RPCError.badRequest("lookup_id is given twice, in the query and in the body, with different values", reason: "conflicting_lookup_id")
         }
         let lookupID = try (bodyLookupID ?? queryLookupID).map(LookupID.validated)
-        return RouteUpload(blob: try decode(encoded), lookupID: lookupID)
+        self.init(blob: try Self.decode(encoded), lookupID: lookupID)
+    }
+
+    /// The JSON form.
+    public func encode(to encoder: any Encoder) throws {
+        var body: [String: JSONValue] = ["route": .string(blob.base64EncodedString())]
+        body["lookup_id"] = lookupID.map { .string($0) }
+        try HTTPInput(body: .object(body)).encode(to: encoder)
     }
 
     static let missingRoute = RPCError.badRequest(
@@ -95,30 +115,101 @@ struct RouteUpload: Equatable {
 
 /// The id a phone may send with a route, so that the desktop tool finds it from the QR photo alone:
 /// hex(SHA-256("custodian-route-lookup" ‖ nonce bytes)), see ``RouteNonce/lookupID``.
-enum LookupID {
-    static func validated(_ text: String) throws -> String {
+public enum LookupID {
+    public static func validated(_ text: String) throws -> String {
         guard let id = normalized(text) else {
             throw RPCError.badRequest(#"lookup_id must be 64 hex digits: hex(SHA-256("custodian-route-lookup" ‖ nonce))"#, reason: "invalid_lookup_id")
         }
         return id
     }
 
-    static func normalized(_ text: String) -> String? {
+    public static func normalized(_ text: String) -> String? {
         guard text.utf8.count == 64, Hex.decode(text) != nil else { return nil }
         return text.lowercased()
     }
 }
 
 /// Route ids: 128 random bits, URL-safe base64 (22 characters), so that nobody finds a route by guessing.
-enum RouteID {
-    static func generate() -> String {
+public enum RouteID {
+    public static func generate() -> String {
         SecretToken.generate(byteCount: 16)
     }
 
-    static func isWellFormed(_ text: String) -> Bool {
+    public static func isWellFormed(_ text: String) -> Bool {
         text.utf8.count == 22 && text.utf8.allSatisfy {
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
         }
+    }
+}
+
+/// `GET` and `DELETE /route/{route_id}`: an id that cannot be one is a route that does not exist.
+public struct RouteByID: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    public var routeID: String
+
+    public init(routeID: String) {
+        self.routeID = routeID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        routeID = try RequestReader(decoder).path("route_id")
+        guard RouteID.isWellFormed(routeID) else { throw RPCError.noRoute }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["route_id": routeID]).encode(to: encoder)
+    }
+}
+
+/// `GET /route/lookup/{lookup_id}`.
+public struct RouteLookup: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    /// Lowercase.
+    public var lookupID: String
+
+    public init(lookupID: String) {
+        self.lookupID = lookupID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        lookupID = try LookupID.validated(RequestReader(decoder).path("lookup_id"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["lookup_id": lookupID]).encode(to: encoder)
+    }
+}
+
+extension RPCError {
+    /// A route that is not stored, or an id that cannot be one.
+    public static let noRoute = RPCError.notFound("No such route", reason: "route_not_found")
+}
+
+/// `POST /route`: the route's id and when it was stored (`creation_time`: Unix seconds, as the seed's "Store Route"
+/// answer has it).
+public struct StoredRoute: RoutedJSON, Equatable {
+    public var route_id: String
+    public var creation_time: Int64
+
+    public init(route_id: String, creation_time: Int64) {
+        self.route_id = route_id
+        self.creation_time = creation_time
+    }
+}
+
+/// A route fetched by its id or lookup id.
+public struct FetchedRoute: RoutedJSON, Equatable {
+    public var route_id: String
+    public var creation_time: Int64
+    /// The encrypted route, standard base64.
+    public var route: String
+
+    public init(route_id: String, creation_time: Int64, route: String) {
+        self.route_id = route_id
+        self.creation_time = creation_time
+        self.route = route
     }
 }

@@ -9,14 +9,13 @@ public enum RoutesMethods {
     /// each way a signature fails.
     public static let consumersVerify = RPCMethod<SignatureCheck, Principal>("routes.consumers.verify")
 
-    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
-    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
-    public static let consumersCreate = RPCMethod<HTTPInput, JSONValue>("routes.consumers.create")
-    public static let consumersList = RPCMethod<HTTPInput, JSONValue>("routes.consumers.list", retry: .safe)
-    public static let routeDelete = RPCMethod<HTTPInput, JSONValue>("routes.route.delete")
-    public static let routeGet = RPCMethod<HTTPInput, JSONValue>("routes.route.get", retry: .safe)
-    public static let routeLookup = RPCMethod<HTTPInput, JSONValue>("routes.route.lookup", retry: .safe)
-    public static let routeStore = RPCMethod<HTTPInput, JSONValue>("routes.route.store")
+    // The geotag API (docs/geotag.md) and its admin routes; typed (docs/rpc.md, "Typed routed methods").
+    public static let consumersCreate = RoutedMethod<CreateConsumerRequest, CreatedConsumer>("routes.consumers.create")
+    public static let consumersList = RoutedMethod<NoInput, ConsumerList>("routes.consumers.list", retry: .safe)
+    public static let routeDelete = RoutedMethod<RouteByID, Empty>("routes.route.delete")
+    public static let routeGet = RoutedMethod<RouteByID, FetchedRoute>("routes.route.get", retry: .safe)
+    public static let routeLookup = RoutedMethod<RouteLookup, FetchedRoute>("routes.route.lookup", retry: .safe)
+    public static let routeStore = RoutedMethod<RouteUpload, StoredRoute>("routes.route.store")
 }
 
 /// What the gateway sends to have a signed request checked: everything the canonical string is made of,

@@ -14,12 +14,13 @@ public enum LinksMethods {
     /// A short link (`/l/{code}`) that opens an app, or its store page for people without it.
     public static let shortCreate = RPCMethod<ShortLinkInput, ShortLink>("links.short.create")
 
-    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
-    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
-    public static let qrHttp = RPCMethod<HTTPInput, RawHTTPReply>("links.qr.http", retry: .safe)
-    public static let shortHttpCreate = RPCMethod<HTTPInput, JSONValue>("links.short.http.create")
-    public static let shortList = RPCMethod<HTTPInput, JSONValue>("links.short.list", retry: .safe)
-    public static let shortResolve = RPCMethod<HTTPInput, RawHTTPReply>("links.short.resolve", retry: .safe)
+    // The routes of docs/links.md, typed (docs/rpc.md, "Typed routed methods").
+    /// Raw: a PNG or SVG image.
+    public static let qrHttp = RoutedMethod<QRQuery, RawHTTPReply>("links.qr.http", retry: .safe)
+    public static let shortHttpCreate = RoutedMethod<AdminShortLinkRequest, ShortLink>("links.short.http.create")
+    public static let shortList = RoutedMethod<ShortLinksQuery, ShortLinkPage>("links.short.list", retry: .safe)
+    /// Raw: a redirect, or an HTML page for a desktop browser.
+    public static let shortResolve = RoutedMethod<ShortLinkVisit, RawHTTPReply>("links.short.resolve", retry: .safe)
 }
 
 /// How much of a QR symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.
@@ -159,7 +160,7 @@ public struct ShortLinkInput: Codable, Sendable, Equatable {
 }
 
 /// What `links.short.create` answers: the code, and the link to hand out.
-public struct ShortLink: Codable, Sendable, Equatable {
+public struct ShortLink: RoutedJSON, Equatable {
     public var code: String
     public var url: String
 

@@ -11,18 +11,22 @@ public enum VaultMethods {
     /// The module a uid and secret belong to (OAuth client credentials); 401 when none.
     public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials", retry: .safe)
 
-    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
-    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
-    public static let adminCreateModule = RPCMethod<HTTPInput, JSONValue>("vault.admin.createModule")
-    public static let adminCreateRepo = RPCMethod<HTTPInput, JSONValue>("vault.admin.createRepo")
-    public static let adminGrant = RPCMethod<HTTPInput, JSONValue>("vault.admin.grant")
-    public static let adminUsers = RPCMethod<HTTPInput, JSONValue>("vault.admin.users", retry: .safe)
-    public static let adminModuleQR = RPCMethod<HTTPInput, RawHTTPReply>("vault.admin.moduleQR", retry: .safe)
-    public static let itemsDecrypted = RPCMethod<HTTPInput, JSONValue>("vault.items.decrypted", retry: .safe)
-    public static let itemsRead = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.read", retry: .safe)
-    public static let itemsWrite = RPCMethod<HTTPInput, RawHTTPReply>("vault.items.write")
-    public static let modulesIndex = RPCMethod<HTTPInput, JSONValue>("vault.modules.index", retry: .safe)
-    public static let reposPubKey = RPCMethod<HTTPInput, JSONValue>("vault.repos.pubKey", retry: .safe)
+    // The OwnYourData API (docs/rpc.md, "Typed routed methods"), read in FastAPI's words and answered in the API's.
+    public static let modulesIndex = RoutedMethod<NoInput, [ModuleEntry]>("vault.modules.index", retry: .safe)
+    public static let reposPubKey = RoutedMethod<RepoRequest, RepoPublicKey>("vault.repos.pubKey", retry: .safe)
+    /// Raw: a batch answers 400 with the answer of each record, beside those written.
+    public static let itemsWrite = RoutedMethod<ItemsWrite, RawHTTPReply>("vault.items.write")
+    /// Raw: the records with `Total-Count` and `Link` headers.
+    public static let itemsRead = RoutedMethod<ItemsRead, RawHTTPReply>("vault.items.read", retry: .safe)
+    public static let itemsDecrypted = RoutedMethod<ItemsDecryption, [DecryptedItem]>("vault.items.decrypted", retry: .safe)
+
+    // The admin API.
+    public static let adminCreateModule = RoutedMethod<CreateModuleRequest, CreatedModule>("vault.admin.createModule")
+    public static let adminCreateRepo = RoutedMethod<CreateRepoRequest, RepoPublicKey>("vault.admin.createRepo")
+    public static let adminGrant = RoutedMethod<GrantRequest, Grant>("vault.admin.grant")
+    public static let adminUsers = RoutedMethod<VaultUsersQuery, VaultUsersPage>("vault.admin.users", retry: .safe)
+    /// Raw: a PNG or SVG image, made by `links`.
+    public static let adminModuleQR = RoutedMethod<ModuleQRRequest, RawHTTPReply>("vault.admin.moduleQR", retry: .safe)
 }
 
 /// `vault.users.init`: a new user's key pair, sealed with the password.
