@@ -84,8 +84,9 @@ public struct Database: Sendable {
         do {
             result = try await body()
         } catch {
-            // The connection may be gone with the error; then PostgreSQL rolled back already.
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            // The connection may be gone with the error; then PostgreSQL rolled back already, and a query sent on it would
+            // never end: postgres-nio 1.33 drops a query written to a closed channel without failing it.
+            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
             throw error
         }
         let commit = try await connection.query("COMMIT", logger: logger).get()
@@ -138,6 +139,9 @@ public struct Database: Sendable {
             defer {
                 done.continuation.finish()
             }
+            // The pool can lend a connection that closed a moment ago (PostgreSQL restarting); a query on it would never
+            // end (see ``committed(if:on:logger:isolation:_:)``'s ROLLBACK), so the call is answered as the database being unavailable.
+            if connection.isClosed { throw DatabaseUnavailable.connectionClosed }
             return try await body(connection)
         }
     }
@@ -173,10 +177,13 @@ public struct TransactionRolledBack: Error, CustomStringConvertible {
 /// No connection to PostgreSQL could be had in time.
 public enum DatabaseUnavailable: Error, CustomStringConvertible {
     case noConnection(waited: Duration)
+    /// The pool lent a connection that had closed.
+    case connectionClosed
 
     public var description: String {
         switch self {
         case .noConnection(let waited): "no database connection within \(waited)"
+        case .connectionClosed: "the database connection had closed"
         }
     }
 }

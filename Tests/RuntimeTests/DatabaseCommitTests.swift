@@ -32,12 +32,14 @@ struct DatabaseCommitTests {
     func stored(_ client: PostgresClient, id: Int) async -> Int {
         for _ in 0..<3 {
             if let count = try? await count(client, id: id) { return count }
+            try? await Task.sleep(for: .milliseconds(100))
         }
         return -1
     }
 
     func count(_ client: PostgresClient, id: Int) async throws -> Int {
-        let rows = try await client.query("SELECT count(*)::integer FROM probe WHERE id = \(id)", logger: Self.logger)
+        // Through `Database`, which refuses a lent connection that closed: a bare query on it would never end.
+        let rows = try await Database(client: client).query("SELECT count(*)::integer FROM probe WHERE id = \(id)", logger: Self.logger)
         for try await value in rows.decode(Int.self) { return value }
         return -1
     }
@@ -81,6 +83,37 @@ struct DatabaseCommitTests {
             } catch {
                 #expect(DatabaseErrors.rpcError(for: error, logger: Self.logger) != nil)
             }
+        }
+    }
+
+    /// What a fast shutdown of PostgreSQL does to a transaction: its backend is ended and the connection closes. The
+    /// body's error reaches the caller, without a ROLLBACK sent on the closed connection, where postgres-nio would drop
+    /// it and the call wait for ever (the gateway answered 504 after its whole deadline).
+    @Test func aTransactionWhoseConnectionClosedEndsWithItsError() async throws {
+        struct Ended: Error {}
+        try await withRefusingTable { database, client in
+            let (outcomes, outcome) = AsyncStream<String>.makeStream()
+            // Unstructured, so that a call that never ends fails the test instead of hanging it.
+            Task {
+                do {
+                    try await database.withTransaction(logger: Self.logger) { connection in
+                        var backend = 0
+                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) { backend = pid }
+                        try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
+                        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                        throw Ended()
+                    } as Void
+                    outcome.yield("committed")
+                } catch {
+                    outcome.yield(error is Ended ? "ended" : "\(String(reflecting: error))")
+                }
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                outcome.yield("waited for ever")
+            }
+            var iterator = outcomes.makeAsyncIterator()
+            #expect(await iterator.next() == "ended")
         }
     }
 
