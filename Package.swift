@@ -3,7 +3,7 @@ import PackageDescription
 
 // Every target builds in Swift 6 language mode with strict concurrency.
 let settings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "CustodianSecurity",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             path: "Shared/CustodianSecurity",
             swiftSettings: settings
@@ -272,7 +272,8 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT", "CustodianSodium", "CustodianLemon",
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianJWT",
+                "CustodianSodium", "CustodianLemon",
                 "CustodianAudit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -313,7 +314,8 @@ let package = Package(
         .target(
             name: "LinksService",
             dependencies: [
-                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianQR",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
+                "CustodianQR",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/links/LinksService",
@@ -337,7 +339,8 @@ let package = Package(
         .target(
             name: "VaultService",
             dependencies: [
-                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity", "CustodianSodium", "CustodianVault",
+                "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC", "CustodianContracts", "CustodianRuntime", "CustodianSecurity",
+                "CustodianSodium", "CustodianVault",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/vault/VaultService",
@@ -364,7 +367,8 @@ let package = Package(
         .target(
             name: "CustodianCommands",
             dependencies: [
-                "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService", "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService",
+                "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -408,9 +412,12 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts", "CustodianRPC", "CustodianLemon", "LemonClient",
-                           "CustodianAudit", "CustodianRuntime", "CustodianSecurity",
-                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "CustodianJSON", "CustodianHTTP", "ServiceTestSupport", "AuthService", "VaultService", "StatisticsService", "CustodianContracts",
+                "CustodianRPC", "CustodianLemon", "LemonClient",
+                "CustodianAudit", "CustodianRuntime", "CustodianSecurity",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/AuthTests"
         ),
         .testTarget(name: "CustodianJSONTests", dependencies: ["CustodianJSON"], path: "Tests/CustodianJSONTests"),
@@ -422,38 +429,53 @@ let package = Package(
         .testTarget(name: "CustodianWebTests", dependencies: ["CustodianWeb"], path: "Tests/CustodianWebTests"),
         .testTarget(
             name: "CustodianRPCTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                           .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/CustodianRPCTests"
         ),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService", "ServiceTestSupport",
-                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService", "ServiceTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/RuntimeTests"
         ),
         .testTarget(
             name: "VaultTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
-                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "CustodianJSON", "CustodianHTTP", "VaultService", "LinksService", "CustodianVault", "CustodianSodium", "ServiceTestSupport",
+                "CustodianContracts", "CustodianRPC",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/VaultTests"
         ),
         .testTarget(
             name: "DevicesTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
-                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "CustodianJSON", "CustodianHTTP", "DevicesService", "LinksService", "ServiceTestSupport", "CustodianContracts", "CustodianRPC",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/DevicesTests"
         ),
         .testTarget(
             name: "LinksTests",
-            dependencies: ["CustodianContracts", "LinksService", "CustodianQR", "CPNG", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "CustodianContracts", "LinksService", "CustodianQR", "CPNG", "CustodianRPC", "CustodianRuntime", "ServiceTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/LinksTests"
         ),
         .testTarget(
             name: "RoutesTests",
-            dependencies: ["CustodianJSON", "CustodianHTTP", "CustodianContracts", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC", "ServiceTestSupport"],
+            dependencies: [
+                "CustodianJSON", "CustodianHTTP", "CustodianContracts", "RoutesService", "CustodianGeotag", "GeotagClient", "CustodianRPC",
+                "ServiceTestSupport",
+            ],
             path: "Tests/RoutesTests"
         ),
         .testTarget(
@@ -478,7 +500,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService", "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
+                "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService",
+                "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
                 "CustodianQR", "CustodianAudit",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

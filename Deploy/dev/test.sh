@@ -22,6 +22,8 @@ if [ $# -eq 0 ] && [ "$(id -u)" -eq 0 ]; then
   ./Deploy/dev/compose.sh --prepare > "$HOME/.cache/custodian/compose-prepare.log" 2>&1 &
   prepare=$!
 fi
+# The style every Swift file keeps (.swift-format, line length 150), with the toolchain's own formatter; any finding fails.
+part format swift format lint --strict --recursive Services Shared Tests Package.swift
 # The integration suite runs the executables, so build every product, not just the test bundle.
 part build swift build --build-tests
 part tests swift test --skip-build "$@"

@@ -27,10 +27,12 @@ public struct AuditChainCheck: Sendable {
         public var description: String {
             switch self {
             case .gap(let seq, let expected): "entry \(expected) is missing: the entry after \(expected - 1) is \(seq)"
-            case .unlinked(let seq): "entry \(seq) does not follow the entry before it (its previous hash differs): entries were removed, reordered or inserted"
+            case .unlinked(let seq):
+                "entry \(seq) does not follow the entry before it (its previous hash differs): entries were removed, reordered or inserted"
             case .altered(let seq): "entry \(seq) was altered: its content does not match its hash"
             case .headMissing(let head, let last): "the log ends at entry \(last), before the published head \(head.text): its tail was cut"
-            case .headMismatch(let head, let found): "entry \(head.seq) has the hash \(found), not the published head's \(head.hash): the log was rewritten"
+            case .headMismatch(let head, let found):
+                "entry \(head.seq) has the hash \(found), not the published head's \(head.hash): the log was rewritten"
             }
         }
     }

@@ -22,7 +22,8 @@ public struct AuditLedger: Sendable {
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('custodian.audit'))", logger: logger)
             var previous = AuditHead(seq: 0, hash: AuditHash.genesis)
             for try await (seq, hash) in try await connection.query(
-                "SELECT seq, hash FROM audit.entries ORDER BY seq DESC LIMIT 1", logger: logger).decode((Int64, Data).self) {
+                "SELECT seq, hash FROM audit.entries ORDER BY seq DESC LIMIT 1", logger: logger
+            ).decode((Int64, Data).self) {
                 previous = AuditHead(seq: seq, hash: Self.hex(hash))
             }
             let seq = previous.seq + 1
@@ -92,9 +93,10 @@ public struct AuditLedger: Sendable {
                 targets: try cells["targets"].decode([String].self), query: try cells["query"].decode(String?.self),
                 request_id: try cells["request_id"].decode(String.self), status: try cells["status"].decode(Int?.self),
                 rows: try cells["rows"].decode(Int64?.self), bytes: try cells["bytes"].decode(Int64?.self))
-            entries.append(AuditEntry(
-                seq: try cells["seq"].decode(Int64.self), at_micros: try cells["at_micros"].decode(Int64.self), record: record,
-                previous_hash: Self.hex(try cells["previous_hash"].decode(Data.self)), hash: Self.hex(try cells["hash"].decode(Data.self))))
+            entries.append(
+                AuditEntry(
+                    seq: try cells["seq"].decode(Int64.self), at_micros: try cells["at_micros"].decode(Int64.self), record: record,
+                    previous_hash: Self.hex(try cells["previous_hash"].decode(Data.self)), hash: Self.hex(try cells["hash"].decode(Data.self))))
         }
         return entries
     }

@@ -12,31 +12,33 @@ public enum AuditSchema {
     public static let writer = "auth"
 
     static let migrations: [Migration] = [
-        Migration(1, "the audit log", [
-            """
-            CREATE TABLE audit.entries (
-                seq bigint PRIMARY KEY,
-                at_micros bigint NOT NULL,
-                phase text NOT NULL,
-                identity text NOT NULL,
-                identity_label text,
-                scope text,
-                action text NOT NULL,
-                targets text[] NOT NULL,
-                query text,
-                request_id text NOT NULL,
-                status integer,
-                rows bigint,
-                bytes bigint,
-                previous_hash bytea NOT NULL,
-                hash bytea NOT NULL)
-            """,
-            "CREATE INDEX entries_identity ON audit.entries (identity)",
-            "CREATE INDEX entries_targets ON audit.entries USING gin (targets)",
-            "CREATE INDEX entries_at ON audit.entries (at_micros)",
-            "GRANT USAGE ON SCHEMA audit TO \(DatabaseProvisioner.role(for: writer))",
-            "GRANT SELECT, INSERT ON audit.entries TO \(DatabaseProvisioner.role(for: writer))",
-        ]),
+        Migration(
+            1, "the audit log",
+            [
+                """
+                CREATE TABLE audit.entries (
+                    seq bigint PRIMARY KEY,
+                    at_micros bigint NOT NULL,
+                    phase text NOT NULL,
+                    identity text NOT NULL,
+                    identity_label text,
+                    scope text,
+                    action text NOT NULL,
+                    targets text[] NOT NULL,
+                    query text,
+                    request_id text NOT NULL,
+                    status integer,
+                    rows bigint,
+                    bytes bigint,
+                    previous_hash bytea NOT NULL,
+                    hash bytea NOT NULL)
+                """,
+                "CREATE INDEX entries_identity ON audit.entries (identity)",
+                "CREATE INDEX entries_targets ON audit.entries USING gin (targets)",
+                "CREATE INDEX entries_at ON audit.entries (at_micros)",
+                "GRANT USAGE ON SCHEMA audit TO \(DatabaseProvisioner.role(for: writer))",
+                "GRANT SELECT, INSERT ON audit.entries TO \(DatabaseProvisioner.role(for: writer))",
+            ])
     ]
 
     /// Creates the owner role and the schema when missing and applies the log's migrations as the owner. Needs the

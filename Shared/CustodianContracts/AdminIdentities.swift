@@ -22,8 +22,10 @@ public struct AdminIdentity: RoutedJSON, Equatable {
     @ExplicitNull public var last_used_at: String?
     @ExplicitNull public var revoked_at: String?
 
-    public init(id: String, label: String, scope: AdminScope, created_by: String?, created_at: String, expires_at: String?,
-                last_used_at: String?, revoked_at: String?) {
+    public init(
+        id: String, label: String, scope: AdminScope, created_by: String?, created_at: String, expires_at: String?,
+        last_used_at: String?, revoked_at: String?
+    ) {
         self.id = id
         self.label = label
         self.scope = scope
@@ -99,7 +101,9 @@ public struct CreateAdminToken: RoutedInput, Equatable {
     /// The label trimmed, when it is one (the command line checks with the same rule).
     public static func validLabel(_ label: String) -> String? {
         let trimmed = label.trimmingCharacters(in: .whitespaces)
-        guard (1...100).contains(trimmed.count), !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        guard (1...100).contains(trimmed.count), !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return nil
+        }
         return trimmed
     }
 }

@@ -20,7 +20,8 @@ public enum AdminScope: String, Codable, Sendable, CaseIterable, Comparable {
     /// The scope an admin principal carries (in `scopes`), nil for any other principal.
     public init?(of principal: Principal?) {
         guard let principal, principal.kind == .admin,
-              let scope = principal.scopes.lazy.compactMap(AdminScope.init(rawValue:)).max() else { return nil }
+            let scope = principal.scopes.lazy.compactMap(AdminScope.init(rawValue:)).max()
+        else { return nil }
         self = scope
     }
 

@@ -40,8 +40,10 @@ public struct AuditRecord: Codable, Sendable, Equatable {
     @ExplicitNull public var rows: Int64?
     @ExplicitNull public var bytes: Int64?
 
-    public init(phase: AuditPhase, identity: String, identity_label: String?, scope: String?, action: String, targets: [String],
-                query: String?, request_id: String, status: Int? = nil, rows: Int64? = nil, bytes: Int64? = nil) {
+    public init(
+        phase: AuditPhase, identity: String, identity_label: String?, scope: String?, action: String, targets: [String],
+        query: String?, request_id: String, status: Int? = nil, rows: Int64? = nil, bytes: Int64? = nil
+    ) {
         self.phase = phase
         self.identity = identity
         self.identity_label = identity_label
@@ -114,8 +116,10 @@ public struct AuditQuery: RoutedInput, Equatable {
     public var limit: Int
     public var cursor: String?
 
-    public init(format: Format = .json, identity: String? = nil, action: String? = nil, target: String? = nil, from: Date? = nil,
-                to: Date? = nil, after: Int64 = 0, limit: Int = 100, cursor: String? = nil) {
+    public init(
+        format: Format = .json, identity: String? = nil, action: String? = nil, target: String? = nil, from: Date? = nil,
+        to: Date? = nil, after: Int64 = 0, limit: Int = 100, cursor: String? = nil
+    ) {
         self.format = format
         self.identity = identity
         self.action = action

@@ -32,7 +32,8 @@ public enum ResearcherExport {
         let digits = offset.filter(\.isNumber).count
         // Only after a time of day: `2020-03-29 13:00` is a day and a time, not a time and an offset.
         guard space > text.startIndex, text[text.index(before: space)].isNumber, text[..<space].contains(":"), (digits == 2 || digits == 4),
-              offset.allSatisfy({ $0.isNumber || $0 == ":" }) else { return text }
+            offset.allSatisfy({ $0.isNumber || $0 == ":" })
+        else { return text }
         return text[..<space] + "+" + offset
     }
 
@@ -51,7 +52,10 @@ public enum ResearcherExport {
 
     /// The first page's headers: a download named `<name>.<format>` that no cache keeps.
     public static func headers(_ format: Format, name: String) -> [String: String] {
-        ["Content-Type": format.contentType, "Content-Disposition": "attachment; filename=\"\(name).\(format.rawValue)\"", "Cache-Control": "no-store"]
+        [
+            "Content-Type": format.contentType, "Content-Disposition": "attachment; filename=\"\(name).\(format.rawValue)\"",
+            "Cache-Control": "no-store",
+        ]
     }
 
     /// One CSV line, RFC 4180 quoting; nil is an empty field.

@@ -38,8 +38,10 @@ public enum RequestSignature {
     }
 
     /// The three headers of a signed request.
-    public static func headers(key: String, secret: String, method: String, pathWithQuery: String,
-                               body: some DataProtocol, timestamp: Int64 = Int64(Date().timeIntervalSince1970)) -> [(String, String)] {
+    public static func headers(
+        key: String, secret: String, method: String, pathWithQuery: String,
+        body: some DataProtocol, timestamp: Int64 = Int64(Date().timeIntervalSince1970)
+    ) -> [(String, String)] {
         let canonical = canonicalString(method: method, pathWithQuery: pathWithQuery, timestamp: String(timestamp), bodySHA256: bodyDigest(body))
         return [(keyHeader, key), (timestampHeader, String(timestamp)), (signatureHeader, signature(secret: secret, canonicalString: canonical))]
     }

@@ -48,7 +48,8 @@ public struct Tracks: Sendable, Equatable {
         tracks = try arrays.enumerated().map { trackIndex, track in
             try track.enumerated().map { fixIndex, fix in
                 guard fix.count == 5, let latitude = fix[0], let longitude = fix[1], let accuracy = fix[3], let time = fix[4] else {
-                    throw RouteFormatError.invalidTracks("fix \(fixIndex) of track \(trackIndex) is not [latitude, longitude, altitude, accuracy, fix_time]")
+                    throw RouteFormatError.invalidTracks(
+                        "fix \(fixIndex) of track \(trackIndex) is not [latitude, longitude, altitude, accuracy, fix_time]")
                 }
                 return Fix(latitude: latitude, longitude: longitude, altitude: fix[2], accuracy: accuracy, time: time)
             }

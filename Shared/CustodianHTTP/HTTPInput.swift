@@ -32,8 +32,10 @@ public struct HTTPInput: Codable, Sendable {
     /// For streamed routes: where the previous page ended (nil for the first page).
     public var cursor: String?
 
-    public init(body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:],
-                headers: [String: String] = [:], cursor: String? = nil) {
+    public init(
+        body: JSONValue = .null, path: [String: String] = [:], query: [String: [String]] = [:],
+        headers: [String: String] = [:], cursor: String? = nil
+    ) {
         self.bodyForm = .value(body)
         self.path = path
         self.query = query
@@ -42,8 +44,10 @@ public struct HTTPInput: Codable, Sendable {
     }
 
     /// An input whose body is JSON text the gateway checked: written into the frame as it came.
-    public init(checkedBody: CheckedJSON, path: [String: String] = [:], query: [String: [String]] = [:],
-                headers: [String: String] = [:]) {
+    public init(
+        checkedBody: CheckedJSON, path: [String: String] = [:], query: [String: [String]] = [:],
+        headers: [String: String] = [:]
+    ) {
         self.init(path: path, query: query, headers: headers)
         self.bodyForm = .checked(checkedBody)
     }

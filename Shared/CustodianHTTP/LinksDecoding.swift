@@ -14,7 +14,9 @@ extension DecodingError {
     var inBody: DecodingError {
         func relative(_ context: Context) -> Context {
             guard context.codingPath.first?.stringValue == RequestKey.body.stringValue else { return context }
-            return Context(codingPath: Array(context.codingPath.dropFirst()), debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+            return Context(
+                codingPath: Array(context.codingPath.dropFirst()), debugDescription: context.debugDescription,
+                underlyingError: context.underlyingError)
         }
         switch self {
         case .keyNotFound(let key, let context): return .keyNotFound(key, relative(context))

@@ -13,8 +13,10 @@ public enum QueryParameter {
     }
 
     /// `text` as a whole number within `range`, `defaultValue` when absent; else a 400 that gives the range.
-    public static func integer<Number: FixedWidthInteger>(_ text: String?, name: String, default defaultValue: Number,
-                                                          in range: ClosedRange<Number>) throws -> Number {
+    public static func integer<Number: FixedWidthInteger>(
+        _ text: String?, name: String, default defaultValue: Number,
+        in range: ClosedRange<Number>
+    ) throws -> Number {
         guard let text else { return defaultValue }
         guard let value = Number(text), range.contains(value) else {
             throw RPCError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", reason: "invalid_query")

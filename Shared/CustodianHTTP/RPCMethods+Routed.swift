@@ -51,8 +51,10 @@ extension HTTPInput {
 
 extension RPCClient {
     /// Calls a routed method with a typed input, sent as the request that reads as it (tests, other services).
-    public func call<Input, Result>(_ method: RoutedMethod<Input, Result>, input: Input, context: CallContext,
-                                    timeout: Duration? = nil) async throws -> Result {
+    public func call<Input, Result>(
+        _ method: RoutedMethod<Input, Result>, input: Input, context: CallContext,
+        timeout: Duration? = nil
+    ) async throws -> Result {
         try await call(method.typed, input: input, context: context, timeout: timeout)
     }
 }

@@ -18,7 +18,8 @@ public func describe(_ error: DecodingError, in body: JSONValue? = nil) -> Strin
     case .dataCorrupted(let context):
         if context.codingPath.isEmpty, let body {
             let candidates = body.numbersThatAreNotIntegers()
-            return candidates.count == 1 ? "\(path(candidates[0].map { StringKey($0) })) must be an integer" : "a number in the body must be an integer"
+            return candidates.count == 1
+                ? "\(path(candidates[0].map { StringKey($0) })) must be an integer" : "a number in the body must be an integer"
         }
         if context.codingPath.isEmpty { return "the body is not valid JSON" }
         return "\(path(context.codingPath)): \(context.debugDescription)"

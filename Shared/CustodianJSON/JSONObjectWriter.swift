@@ -42,8 +42,10 @@ public struct JSONObjectWriter {
         }
     }
 
-    private static func write<Value>(_ fields: [String: Value], into output: inout [UInt8],
-                                     value writeValue: (Value, inout [UInt8]) -> Void) {
+    private static func write<Value>(
+        _ fields: [String: Value], into output: inout [UInt8],
+        value writeValue: (Value, inout [UInt8]) -> Void
+    ) {
         output.append(UInt8(ascii: "{"))
         for (index, key) in fields.keys.sorted().enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }

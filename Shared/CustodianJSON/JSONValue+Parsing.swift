@@ -222,7 +222,9 @@ extension JSONValue {
                         var scalar = try hex4()
                         if (0xD800..<0xDC00).contains(scalar) {
                             // A high surrogate must be followed by an escaped low one.
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { throw error() }
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                                throw error()
+                            }
                             index += 2
                             let low = try hex4()
                             guard (0xDC00..<0xE000).contains(low) else { throw error() }

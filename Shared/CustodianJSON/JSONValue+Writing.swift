@@ -51,7 +51,8 @@ extension JSONValue {
         var text = text
         let plain = text.withUTF8 { bytes -> Bool in
             // Most strings need no escape: copied whole.
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (escapingSlashes && byte == UInt8(ascii: "/")) {
+            for byte in bytes
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (escapingSlashes && byte == UInt8(ascii: "/")) {
                 return false
             }
             output.append(contentsOf: bytes)

@@ -171,7 +171,8 @@ final class TreeDecoder: Decoder, SingleValueDecodingContainer {
         guard case .bool(let bool) = value else {
             // `JSONDecoder` calls a null where a Bool belongs a type mismatch, unlike a null anywhere else.
             guard value != .null else {
-                throw DecodingError.typeMismatch(Bool.self, .init(codingPath: path().keys, debugDescription: "Expected to decode Bool but found null instead."))
+                throw DecodingError.typeMismatch(
+                    Bool.self, .init(codingPath: path().keys, debugDescription: "Expected to decode Bool but found null instead."))
             }
             throw Self.mismatch(Bool.self, value, at: path())
         }
@@ -214,8 +215,10 @@ final class TreeDecoder: Decoder, SingleValueDecodingContainer {
         switch value {
         case .object(let fields): return fields
         case .null:
-            throw DecodingError.valueNotFound([String: Any].self, .init(
-                codingPath: path.keys, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                [String: Any].self,
+                .init(
+                    codingPath: path.keys, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
         default: throw mismatch([String: Any].self, value, at: path)
         }
     }
@@ -224,25 +227,30 @@ final class TreeDecoder: Decoder, SingleValueDecodingContainer {
         switch value {
         case .array(let items): return items
         case .null:
-            throw DecodingError.valueNotFound([Any].self, .init(
-                codingPath: path.keys, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                [Any].self,
+                .init(
+                    codingPath: path.keys, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
         default: throw mismatch([Any].self, value, at: path)
         }
     }
 
     static func mismatch(_ type: Any.Type, _ value: JSONValue, at path: CodingPath) -> DecodingError {
         if value == .null {
-            return DecodingError.valueNotFound(type, .init(codingPath: path.keys, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+            return DecodingError.valueNotFound(
+                type, .init(codingPath: path.keys, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
-        let found = switch value {
-        case .null: "null"
-        case .bool: "bool"
-        case .int, .double: "number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "a dictionary"
-        }
-        return DecodingError.typeMismatch(type, .init(codingPath: path.keys, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+        let found =
+            switch value {
+            case .null: "null"
+            case .bool: "bool"
+            case .int, .double: "number"
+            case .string: "a string"
+            case .array: "an array"
+            case .object: "a dictionary"
+            }
+        return DecodingError.typeMismatch(
+            type, .init(codingPath: path.keys, debugDescription: "Expected to decode \(type) but found \(found) instead."))
     }
 
     static func corrupted(_ path: CodingPath, _ description: String) -> DecodingError {
@@ -263,8 +271,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func member(_ key: Key) throws -> JSONValue {
         guard let value = fields[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: path.keys, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return value
     }
@@ -316,7 +326,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let nested = path.appending(key)
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, fields: try TreeDecoder.object(member(key), at: nested), path: nested))
+        return KeyedDecodingContainer(
+            KeyedContainer<NestedKey>(decoder: decoder, fields: try TreeDecoder.object(member(key), at: nested), path: nested))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -146,21 +146,24 @@ final class TreeEncoder: Encoder, SingleValueEncodingContainer {
 
     static func integer<T: BinaryInteger>(_ value: T, at path: @autoclosure () -> CodingPath) throws -> JSONValue {
         guard let integer = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path().keys, debugDescription: "\(value) is beyond the integers a JSON tree holds (Int64)."))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path().keys, debugDescription: "\(value) is beyond the integers a JSON tree holds (Int64)."))
         }
         return .int(integer)
     }
 
     static func number(_ value: Double, at path: @autoclosure () -> CodingPath) throws -> JSONValue {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path().keys, debugDescription: "Unable to encode Double.\(value) directly in JSON."))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path().keys, debugDescription: "Unable to encode Double.\(value) directly in JSON."))
         }
         return .double(value)
     }
 
     static func number(_ value: Float, at path: @autoclosure () -> CodingPath) throws -> JSONValue {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path().keys, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path().keys, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
         }
         // The double whose shortest form is the float's: written as `JSONEncoder` writes the float.
         return .double(Double(value.description) ?? Double(value))

@@ -16,8 +16,10 @@ public struct AccessClaims: JWTPayload, Equatable {
     public var sid: String?
     public var scope: [String]?
 
-    public init(subject: String, kind: String, session: String?, scopes: [String], issuer: String, audience: String,
-                issuedAt: Date = Date(), lifetime: TimeInterval) {
+    public init(
+        subject: String, kind: String, session: String?, scopes: [String], issuer: String, audience: String,
+        issuedAt: Date = Date(), lifetime: TimeInterval
+    ) {
         self.sub = SubjectClaim(value: subject)
         self.iss = IssuerClaim(value: issuer)
         self.aud = AudienceClaim(value: [audience])

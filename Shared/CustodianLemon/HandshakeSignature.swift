@@ -5,8 +5,10 @@ import Foundation
 /// texts, not their bytes), joined by `\n`, after a label that keeps a signature for one message from
 /// passing as another; an absent optional field is the empty string.
 public enum HandshakeSignature {
-    public static func registration(appId: String, publicKey: String, operatingSystem: String, pushToken: String?,
-                                    language: String, seed: String, preMasterSecret: String) -> [UInt8] {
+    public static func registration(
+        appId: String, publicKey: String, operatingSystem: String, pushToken: String?,
+        language: String, seed: String, preMasterSecret: String
+    ) -> [UInt8] {
         canonical("LEMON-REGISTER-1", [appId, publicKey, operatingSystem, pushToken ?? "", language, seed, preMasterSecret])
     }
 

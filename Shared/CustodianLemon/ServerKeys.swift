@@ -132,8 +132,9 @@ public struct ServerKeyFile: Codable, Sendable {
         guard keys.contains(where: { $0.id == current }) else { throw ServerKeyFileError.invalid("the current key \(current) is not in the file") }
         let parsed = try keys.map { entry in
             do {
-                return ServerKey(id: entry.id, encryption: try _RSA.Encryption.PrivateKey(pemRepresentation: entry.encryptionKey),
-                                 signing: try P256.Signing.PrivateKey(pemRepresentation: entry.signingKey))
+                return ServerKey(
+                    id: entry.id, encryption: try _RSA.Encryption.PrivateKey(pemRepresentation: entry.encryptionKey),
+                    signing: try P256.Signing.PrivateKey(pemRepresentation: entry.signingKey))
             } catch {
                 throw ServerKeyFileError.invalid("key \(entry.id) does not parse: \(error)")
             }

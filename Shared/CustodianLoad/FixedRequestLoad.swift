@@ -37,8 +37,10 @@ public enum FixedRequestLoad {
     }
 
     /// Runs `connections` connections for `duration` and sums them up.
-    public static func run(_ target: Target, connections: Int, duration: Duration,
-                           group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LatencySummary {
+    public static func run(
+        _ target: Target, connections: Int, duration: Duration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> LatencySummary {
         let context = try target.tls.map { try NIOSSLContext(configuration: $0) }
         let started = ContinuousClock.now
         let deadline = NIODeadline.now() + TimeAmount(duration)
@@ -54,8 +56,10 @@ public enum FixedRequestLoad {
         return LatencySummary(results, seconds: elapsed.seconds)
     }
 
-    private static func runConnection(_ target: Target, tls: NIOSSLContext?, until deadline: NIODeadline,
-                                      group: any EventLoopGroup) async throws -> Recorder.Tally {
+    private static func runConnection(
+        _ target: Target, tls: NIOSSLContext?, until deadline: NIODeadline,
+        group: any EventLoopGroup
+    ) async throws -> Recorder.Tally {
         let eventLoop = group.next()
         let finished = eventLoop.makePromise(of: Recorder.Tally.self)
         let request = RequestParts(target)
@@ -66,7 +70,8 @@ public enum FixedRequestLoad {
                     if let tls {
                         // A name is sent and checked; an address literal cannot be (SNI carries names only).
                         let isAddress = (try? SocketAddress(ipAddress: target.host, port: 0)) != nil
-                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : target.host))
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : target.host))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
@@ -89,9 +94,11 @@ public enum FixedRequestLoad {
 
         init(_ target: Target) {
             body = ByteBuffer(string: target.body)
-            head = HTTPRequestHead(version: .http1_1, method: target.method, uri: target.path, headers: [
-                "Host": "\(target.host):\(target.port)", "Content-Type": "application/json", "Content-Length": String(body.readableBytes),
-            ])
+            head = HTTPRequestHead(
+                version: .http1_1, method: target.method, uri: target.path,
+                headers: [
+                    "Host": "\(target.host):\(target.port)", "Content-Type": "application/json", "Content-Length": String(body.readableBytes),
+                ])
         }
     }
 

@@ -13,8 +13,9 @@ public struct LoadClient: Sendable {
 
     /// TLS trusts `caFile` (the data directory's certificate, by default) or, with `insecure`, anything.
     public static func make(baseURL: String, adminToken: String, caFile: String?, insecure: Bool, connections: Int) throws -> LoadClient {
-        var configuration = HTTPClient.Configuration(tlsConfiguration: try tlsConfiguration(caFile: caFile, insecure: insecure),
-                                                     timeout: .init(connect: .seconds(10)))
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: try tlsConfiguration(caFile: caFile, insecure: insecure),
+            timeout: .init(connect: .seconds(10)))
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connections, 8))
         configuration.httpVersion = .http1Only
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -45,14 +46,18 @@ public struct LoadClient: Sendable {
         public var succeeded: Bool { (200..<300).contains(status) }
     }
 
-    public func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: Data? = nil,
-                     admin: Bool = false, timeout: TimeAmount = .seconds(30)) async throws -> Reply {
+    public func send(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: Data? = nil,
+        admin: Bool = false, timeout: TimeAmount = .seconds(30)
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if admin { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
-            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { request.headers.add(name: "Content-Type", value: "application/json") }
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         let response = try await http.execute(request, timeout: timeout)
@@ -60,7 +65,8 @@ public struct LoadClient: Sendable {
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
     }
 
-    public func send(_ method: HTTPMethod, _ path: String, json: String, headers: [(String, String)] = [], admin: Bool = false) async throws -> Reply {
+    public func send(_ method: HTTPMethod, _ path: String, json: String, headers: [(String, String)] = [], admin: Bool = false) async throws -> Reply
+    {
         try await send(method, path, headers: headers, body: Data(json.utf8), admin: admin)
     }
 
@@ -78,7 +84,8 @@ public struct SetupError: Error, CustomStringConvertible {
     static func refused(_ step: String, _ reply: LoadClient.Reply) -> SetupError {
         var message = "\(step) was refused: \(reply.status) \(reply.text.prefix(300))"
         if reply.status == 429 {
-            message += "\n(the gateway's rate limits refuse a load from one address; run the platform with CUSTODIAN_RATE_LIMITS=off, see docs/operations.md)"
+            message +=
+                "\n(the gateway's rate limits refuse a load from one address; run the platform with CUSTODIAN_RATE_LIMITS=off, see docs/operations.md)"
         }
         return SetupError(message)
     }
@@ -87,8 +94,10 @@ public struct SetupError: Error, CustomStringConvertible {
 extension LoadClient {
     /// Sends a set-up request and returns its JSON object, or fails with what the server said. Refusals that end
     /// by themselves (429, 503) are waited out and retried a few times, as a polite client does.
-    func setupJSON(_ step: String, _ method: HTTPMethod, _ path: String, json: String? = nil, body: Data? = nil,
-                   headers: [(String, String)] = [], admin: Bool = false) async throws -> [String: Any] {
+    func setupJSON(
+        _ step: String, _ method: HTTPMethod, _ path: String, json: String? = nil, body: Data? = nil,
+        headers: [(String, String)] = [], admin: Bool = false
+    ) async throws -> [String: Any] {
         var attempt = 0
         while true {
             let reply = try await send(method, path, headers: headers, body: body ?? json.map { Data($0.utf8) }, admin: admin)
@@ -105,8 +114,10 @@ extension LoadClient {
 }
 
 /// Runs `body` for each of `items`, at most `width` at a time: set-up in bulk without a burst of thousands.
-func concurrently<Item: Sendable, Result: Sendable>(_ items: [Item], width: Int = 8,
-                                                    _ body: @escaping @Sendable (Item) async throws -> Result) async throws -> [Result] {
+func concurrently<Item: Sendable, Result: Sendable>(
+    _ items: [Item], width: Int = 8,
+    _ body: @escaping @Sendable (Item) async throws -> Result
+) async throws -> [Result] {
     try await withThrowingTaskGroup(of: (Int, Result).self) { group in
         var results = [Result?](repeating: nil, count: items.count)
         var next = 0

@@ -19,8 +19,10 @@ public struct LoadReport: Sendable, Codable {
     public var lost: Int { verification.map(\.lost).reduce(0, +) }
     public var duplicated: Int { verification.map(\.duplicated).reduce(0, +) }
 
-    init(server: String, plan: LoadPlan, elapsedSeconds: Double, total: LatencySummary, scenarios: [String: LatencySummary],
-         verification: [Verification], memory: [String: MemoryReading]) {
+    init(
+        server: String, plan: LoadPlan, elapsedSeconds: Double, total: LatencySummary, scenarios: [String: LatencySummary],
+        verification: [Verification], memory: [String: MemoryReading]
+    ) {
         self.server = server
         self.scenario = Dictionary(plan.scenarios.map { ($0.0.rawValue, $0.1) }, uniquingKeysWith: +)
         switch plan.model {
@@ -51,10 +53,11 @@ public struct LoadReport: Sendable, Codable {
             }.joined(separator: " ")
         }
         func row(_ name: String, _ summary: LatencySummary) -> String {
-            cells([name, String(summary.operations), String(format: "%.1f", summary.throughput)]
-                  + [summary.p50Milliseconds, summary.p90Milliseconds, summary.p99Milliseconds, summary.p999Milliseconds, summary.maxMilliseconds]
+            cells(
+                [name, String(summary.operations), String(format: "%.1f", summary.throughput)]
+                    + [summary.p50Milliseconds, summary.p90Milliseconds, summary.p99Milliseconds, summary.p999Milliseconds, summary.maxMilliseconds]
                     .map { String(format: "%.2f", $0) }
-                  + [String(summary.errors)])
+                    + [String(summary.errors)])
         }
         var lines = [cells(["scenario", "requests", "per s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "errors"])]
         for name in scenarios.keys.sorted() { lines.append(row(name, scenarios[name]!)) }
@@ -65,14 +68,18 @@ public struct LoadReport: Sendable, Codable {
             lines.append("no answer  \(count)× \(failure)")
         }
         for check in verification {
-            lines.append("read-back  \(check.scenario): \(check.acknowledged) acknowledged, \(check.found) found, \(check.lost) lost, \(check.duplicated) duplicated"
-                         + (check.notes.isEmpty ? "" : " (\(check.notes.joined(separator: "; ")))"))
+            lines.append(
+                "read-back  \(check.scenario): \(check.acknowledged) acknowledged, \(check.found) found, \(check.lost) lost, \(check.duplicated) duplicated"
+                    + (check.notes.isEmpty ? "" : " (\(check.notes.joined(separator: "; ")))"))
         }
         for name in memory.keys.sorted() {
             let reading = memory[name]!
             let padded = name + String(repeating: " ", count: max(0, 10 - name.count))
-            lines.append("memory     \(padded) RSS " + String(format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB when it stopped",
-                                                                  Double(reading.startKiB) / 1024, Double(reading.warmKiB) / 1024, Double(reading.endKiB) / 1024))
+            lines.append(
+                "memory     \(padded) RSS "
+                    + String(
+                        format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB when it stopped",
+                        Double(reading.startKiB) / 1024, Double(reading.warmKiB) / 1024, Double(reading.endKiB) / 1024))
         }
         return lines.joined(separator: "\n")
     }
@@ -119,12 +126,14 @@ public enum ProcessMemory {
         var processes: [String: Int32] = [:]
         for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where file.hasSuffix(".pid") {
             if let text = try? String(contentsOfFile: "\(directory)/\(file)", encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 processes[String(file.dropLast(4))] = pid
             }
         }
         if let postmaster = try? String(contentsOfFile: dataDirectory + "/postgres/postmaster.pid", encoding: .utf8),
-            let pid = postmaster.split(separator: "\n").first.flatMap({ Int32($0) }) {
+            let pid = postmaster.split(separator: "\n").first.flatMap({ Int32($0) })
+        {
             processes["postgres"] = pid
         }
         return processes

@@ -45,8 +45,10 @@ public struct LoadOutput: Sendable {
 
 public enum LoadRunner {
     /// Sets the scenarios up, runs the plan, reads every acknowledged write back, and reports.
-    public static func run(_ plan: LoadPlan, client: LoadClient, output: LoadOutput,
-                           processes: [String: Int32] = [:]) async throws -> LoadReport {
+    public static func run(
+        _ plan: LoadPlan, client: LoadClient, output: LoadOutput,
+        processes: [String: Int32] = [:]
+    ) async throws -> LoadReport {
         let memoryAtStart = ProcessMemory.read(processes)
         output.line("set-up     \(plan.scenarios.map(\.0.rawValue).joined(separator: ", ")), \(plan.clients) clients each, through the admin API")
         var prepared: [(scenario: any Scenario, weight: Int)] = []
@@ -57,8 +59,10 @@ public enum LoadRunner {
     }
 
     /// Runs the plan with scenarios set up already (a benchmark's own workloads).
-    public static func run(_ plan: LoadPlan, prepared: [(scenario: any Scenario, weight: Int)], client: LoadClient, output: LoadOutput,
-                           processes: [String: Int32] = [:], memoryAtStart: [String: Int]? = nil) async throws -> LoadReport {
+    public static func run(
+        _ plan: LoadPlan, prepared: [(scenario: any Scenario, weight: Int)], client: LoadClient, output: LoadOutput,
+        processes: [String: Int32] = [:], memoryAtStart: [String: Int]? = nil
+    ) async throws -> LoadReport {
         let memoryAtStart = memoryAtStart ?? ProcessMemory.read(processes)
         let schedule = weightedSchedule(prepared.map(\.weight))
         let scenarios = prepared.map(\.scenario)
@@ -143,16 +147,20 @@ public enum LoadRunner {
         init(_ scenario: any Scenario) { self.scenario = scenario }
     }
 
-    private static func perform(_ number: Int, due: ContinuousClock.Instant, slots: [Slot], schedule: [Int],
-                                client: LoadClient, recorder: Recorder) async {
+    private static func perform(
+        _ number: Int, due: ContinuousClock.Instant, slots: [Slot], schedule: [Int],
+        client: LoadClient, recorder: Recorder
+    ) async {
         let slot = slots[schedule[number % schedule.count]]
         let outcome = await slot.scenario.operation(slot.next.wrappingAdd(1, ordering: .relaxed).oldValue, client: client)
         recorder.record(outcome, scenario: slot.scenario.name, latency: ContinuousClock.now - due)
     }
 
     /// Calls `launch` with each operation's number at the moment it is due: `rate` a second after a linear ramp.
-    static func runOpen(rate: Double, rampUp: Duration, duration: Duration, started: ContinuousClock.Instant,
-                        launch: (Int, ContinuousClock.Instant) -> Void) async throws {
+    static func runOpen(
+        rate: Double, rampUp: Duration, duration: Duration, started: ContinuousClock.Instant,
+        launch: (Int, ContinuousClock.Instant) -> Void
+    ) async throws {
         let end = started + duration
         let rampSeconds = rampUp.seconds
         var due = started
@@ -175,8 +183,10 @@ public enum LoadRunner {
         let warmMemory = Mutex<[String: Int]>([:])
     }
 
-    private static func showProgress(_ recorder: Recorder, started: ContinuousClock.Instant, state: RunState,
-                                     output: LoadOutput) async throws {
+    private static func showProgress(
+        _ recorder: Recorder, started: ContinuousClock.Instant, state: RunState,
+        output: LoadOutput
+    ) async throws {
         var lastCount = 0
         while !state.finished.load(ordering: .relaxed) {
             try await Task.sleep(for: .seconds(1))
@@ -184,8 +194,10 @@ public enum LoadRunner {
             let elapsed = (ContinuousClock.now - started).components.seconds
             let p50 = Double(tally.latencies.valueAtPercentile(50)) / 1000
             let p99 = Double(tally.latencies.valueAtPercentile(99)) / 1000
-            output.progress(String(format: "%4lds  %6d ops  %7.1f/s  p50 %7.2f ms  p99 %8.2f ms  errors %d",
-                                   elapsed, tally.count, Double(tally.count - lastCount), p50, p99, tally.errors))
+            output.progress(
+                String(
+                    format: "%4lds  %6d ops  %7.1f/s  p50 %7.2f ms  p99 %8.2f ms  errors %d",
+                    elapsed, tally.count, Double(tally.count - lastCount), p50, p99, tally.errors))
             lastCount = tally.count
         }
     }

@@ -84,7 +84,8 @@ final class Ledger<Key: Hashable & Sendable>: Sendable {
         let acknowledgedSet = Set(acknowledged)
         let lost = acknowledgedSet.filter { counts[$0] == nil }.count
         let duplicated = counts.filter { acknowledgedSet.contains($0.key) && $0.value > 1 }.count
-        return Verification(scenario: scenario, acknowledged: acknowledgedSet.count, found: acknowledgedSet.count - lost,
-                            lost: lost, duplicated: duplicated, notes: notes)
+        return Verification(
+            scenario: scenario, acknowledged: acknowledgedSet.count, found: acknowledgedSet.count - lost,
+            lost: lost, duplicated: duplicated, notes: notes)
     }
 }

@@ -8,8 +8,10 @@ public enum Workloads {
     }
 
     /// Twomes devices that upload `measurements` measurements at a time.
-    public static func twomesBatches(client: LoadClient, devices: Int, measurements: Int,
-                                     log: @escaping @Sendable (String) -> Void) async throws -> any Scenario {
+    public static func twomesBatches(
+        client: LoadClient, devices: Int, measurements: Int,
+        log: @escaping @Sendable (String) -> Void
+    ) async throws -> any Scenario {
         try await TwomesScenario.prepare(client: client, devices: devices, shape: .batches(measurements), log: log)
     }
 

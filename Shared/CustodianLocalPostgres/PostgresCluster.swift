@@ -18,7 +18,9 @@ public struct PostgresCluster: Sendable {
         self.secretsDirectory = dataDirectory + "/secrets"
         self.port = port
         guard let binaries = Self.findBinaries() else {
-            throw LocalPostgresError("PostgreSQL is not installed (no initdb found on PATH or in /usr/lib/postgresql/*/bin); install the postgresql package or pass --database-url")
+            throw LocalPostgresError(
+                "PostgreSQL is not installed (no initdb found on PATH or in /usr/lib/postgresql/*/bin); install the postgresql package or pass --database-url"
+            )
         }
         self.binaries = binaries
     }
@@ -49,15 +51,19 @@ public struct PostgresCluster: Sendable {
         if let user = runAs { try Shell.run(["/bin/chown", "-R", "\(user):\(user)", directory, initPasswordFile]) }
         defer { try? FileManager.default.removeItem(atPath: initPasswordFile) }
         try Shell.run(
-            [binaries + "/initdb", "-D", directory, "-U", Self.superuser, "--auth=scram-sha-256", "--pwfile=\(initPasswordFile)",
-             "--encoding=UTF8", "--locale=C"], as: runAs)
+            [
+                binaries + "/initdb", "-D", directory, "-U", Self.superuser, "--auth=scram-sha-256", "--pwfile=\(initPasswordFile)",
+                "--encoding=UTF8", "--locale=C",
+            ], as: runAs)
     }
 
     public func start(maximumConnections: Int = 100) throws {
         // Loopback TCP only: no Unix socket, whose path under a deep data directory could exceed the limit.
         try Shell.run(
-            [binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60",
-             "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maximumConnections)", "start"],
+            [
+                binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60",
+                "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maximumConnections)", "start",
+            ],
             as: runAs)
     }
 

@@ -26,8 +26,10 @@ import Foundation
 public struct Configuration: Sendable {
     private var values: [String: String]
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                arguments: [String] = Array(CommandLine.arguments.dropFirst())) throws {
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) throws {
         var values = environment.filter { $0.key.hasPrefix("CUSTODIAN_") }
         // `X_FILE=/path` sets X from a file, for secrets that compose or Kubernetes mount.
         for (key, path) in values where key.hasSuffix("_FILE") {

@@ -4,8 +4,10 @@ import Logging
 
 extension RPCClient {
     /// The RPC client a process uses to reach `services`: configured endpoints where given, else their runtime directories.
-    public static func platform(for services: [String], configuration: Configuration, logger: Logger,
-                                observer: @escaping RPCClient.Observer = { _, _, _, _ in }) throws -> RPCClient {
+    public static func platform(
+        for services: [String], configuration: Configuration, logger: Logger,
+        observer: @escaping RPCClient.Observer = { _, _, _, _ in }
+    ) throws -> RPCClient {
         let runtime = RuntimeDirectory(configuration: configuration)
         var discovery: [String: RPCClient.Discovery] = [:]
         for service in services {

@@ -22,9 +22,10 @@ public enum TerminalQR {
         let layout = QRLayout(code: code, moduleSize: 1, margin: margin)
         let side = layout.modulesPerSide
         return stride(from: 0, to: side, by: 2).map { top in
-            let cells = String((0..<side).map { column in
-                glyph(top: layout.isDark(row: top, column: column), bottom: layout.isDark(row: top + 1, column: column))
-            })
+            let cells = String(
+                (0..<side).map { column in
+                    glyph(top: layout.isDark(row: top, column: column), bottom: layout.isDark(row: top + 1, column: column))
+                })
             return switch colours {
             case .plain: cells
             case .blackOnWhite: blackOnWhite + cells + reset

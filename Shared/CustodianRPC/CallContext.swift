@@ -15,8 +15,10 @@ public struct CallContext: Codable, Sendable {
     /// Carries `request_id` metadata; set by the server for each call, not sent on the wire.
     public var logger: Logger
 
-    public init(requestID: String, deadline: Date? = nil, principal: Principal? = nil, credential: Credential? = nil,
-                logger: Logger = Logger(label: "custodian")) {
+    public init(
+        requestID: String, deadline: Date? = nil, principal: Principal? = nil, credential: Credential? = nil,
+        logger: Logger = Logger(label: "custodian")
+    ) {
         self.requestID = requestID
         self.deadline = deadline.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
         self.principal = principal

@@ -83,8 +83,10 @@ struct CallStateMachine<Replica: AnyObject> {
     /// The replicas to try in turn: first the less busy of two available ones picked at random (the power of two
     /// choices: nearly as good as asking every replica, without a herd on the one that looked idlest a moment ago),
     /// then the other available ones, then those left alone for now (a last resort beats no answer).
-    static func order(_ replicas: [Replica], isAvailable: (Replica) -> Bool, inFlight: (Replica) -> Int,
-                      using random: inout some RandomNumberGenerator) -> [Replica] {
+    static func order(
+        _ replicas: [Replica], isAvailable: (Replica) -> Bool, inFlight: (Replica) -> Int,
+        using random: inout some RandomNumberGenerator
+    ) -> [Replica] {
         // One replica (the usual case) is the only candidate, available or not.
         guard replicas.count > 1 else { return replicas }
         var available: [Replica] = []

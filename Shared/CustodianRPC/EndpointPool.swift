@@ -116,13 +116,16 @@ final class EndpointPool: Sendable {
                     local = connection
                 }
             }
-            let best = local.flatMap { $0.inFlight < settings.callsBeforeAnotherConnection ? $0 : nil }
+            let best =
+                local.flatMap { $0.inFlight < settings.callsBeforeAnotherConnection ? $0 : nil }
                 ?? state.connections.min { $0.inFlight < $1.inFlight }
-            let wantsAnother = state.connections.count < settings.connectionsPerEndpoint
+            let wantsAnother =
+                state.connections.count < settings.connectionsPerEndpoint
                 && (best == nil || best!.inFlight >= settings.callsBeforeAnotherConnection || (here != nil && local == nil))
             if wantsAnother && state.connecting == nil {
                 if let downUntil = state.downUntil, downUntil > .now(), best == nil {
-                    return .fail(RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "replica marked down after a failed connect"))
+                    return .fail(
+                        RPCTransportError.connectFailed(endpoint: endpoint.description, reason: "replica marked down after a failed connect"))
                 }
                 // The connect starts once the lock is released: its completion may run at once, on this thread,
                 // and takes the lock itself.

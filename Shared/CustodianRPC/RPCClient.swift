@@ -56,9 +56,10 @@ public final class RPCClient: Service, Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         observer: @escaping Observer = { _, _, _, _ in }
     ) {
-        self.services = Dictionary(uniqueKeysWithValues: services.map { service, discovery in
-            (service, ServiceReplicas(service: service, discovery: discovery, settings: settings, eventLoopGroup: eventLoopGroup))
-        })
+        self.services = Dictionary(
+            uniqueKeysWithValues: services.map { service, discovery in
+                (service, ServiceReplicas(service: service, discovery: discovery, settings: settings, eventLoopGroup: eventLoopGroup))
+            })
         self.logger = logger
         self.observer = observer
     }
@@ -113,8 +114,9 @@ public final class RPCClient: Service, Sendable {
                     pool.record(error)
                     action = call.failed(error, deadlinePassed: Date() >= deadline)
                     if !error.surelyDidNotRun, case .send = action {
-                        logger.notice("RPC call lost; sending it to another replica",
-                                      metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
+                        logger.notice(
+                            "RPC call lost; sending it to another replica",
+                            metadata: ["service": .string(service), "method": .string(method), "error": .string(error.description)])
                     }
                     continue
                 }
@@ -132,25 +134,30 @@ public final class RPCClient: Service, Sendable {
                 throw RPCError(.deadlineExceeded, reason: "deadline_exceeded", message: "service \(service) did not answer \(method) in time")
             case .fail(.connectionLost(let problem)):
                 logger.warning("RPC call lost", metadata: ["service": .string(service), "method": .string(method), "error": .string(problem)])
-                throw RPCError.unavailable("The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
+                throw RPCError.unavailable(
+                    "The \(service) service stopped answering (lost the connection during the call)", reason: "service_connection_lost")
             case .fail(.noReplicaAnswered(let problem)):
-                logger.warning("no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(problem)])
+                logger.warning(
+                    "no replica answered", metadata: ["service": .string(service), "method": .string(method), "problem": .string(problem)])
                 throw RPCError.unavailable("The \(service) service is temporarily unavailable", reason: "service_unavailable")
             }
         }
     }
 
     /// Sends the call on one of `pool`'s connections and waits for the response.
-    private func send<Input: Encodable>(_ method: String, input: Input, context: CallContext, to pool: EndpointPool,
-                                        deadline: Date) async throws -> RPCResponseFrame {
+    private func send<Input: Encodable>(
+        _ method: String, input: Input, context: CallContext, to pool: EndpointPool,
+        deadline: Date
+    ) async throws -> RPCResponseFrame {
         let connection = try await pool.connection()
         let id = connection.allocateID()
         let frame = try Self.requestFrame(id: id, method: method, context: context, input: input)
         // A frame over the limit would make the server close the connection, failing every call on it.
         let maximumFrameSize = pool.settings.maximumFrameSize
         guard frame.readableBytes <= maximumFrameSize else {
-            throw RPCError(.payloadTooLarge, reason: "request_too_large",
-                           message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(maximumFrameSize))")
+            throw RPCError(
+                .payloadTooLarge, reason: "request_too_large",
+                message: "The request is too large to pass on (\(frame.readableBytes) bytes as an RPC frame, at most \(maximumFrameSize))")
         }
         let response = try await connection.call(id: id, frame: frame, deadline: NIODeadline(deadline))
         pool.recordAnswer()
@@ -237,14 +244,17 @@ final class ServiceReplicas: Sendable {
     /// The pools to try in turn (``CallStateMachine/order(_:isAvailable:inFlight:using:)``).
     func candidates(listingAgain: Bool = false) -> [EndpointPool] {
         var random = SystemRandomNumberGenerator()
-        return CallStateMachine<EndpointPool>.order(currentPools(listingAgain: listingAgain), isAvailable: \.isAvailable, inFlight: \.inFlight, using: &random)
+        return CallStateMachine<EndpointPool>.order(
+            currentPools(listingAgain: listingAgain), isAvailable: \.isAvailable, inFlight: \.inFlight, using: &random)
     }
 
     private func currentPools(listingAgain: Bool) -> [EndpointPool] {
         let now = ContinuousClock.now
-        let needsScan = listingAgain || state.withLock { state in
-            state.scannedAt.map { now - $0 >= settings.rescanInterval } ?? true
-        }
+        let needsScan =
+            listingAgain
+            || state.withLock { state in
+                state.scannedAt.map { now - $0 >= settings.rescanInterval } ?? true
+            }
         let found: [Endpoint: UInt64]? = needsScan ? discover() : nil
         // A replica whose socket vanished is shutting down: new calls go elsewhere, but its connections stay
         // open for the calls in flight; the replica closes them once those are answered.
@@ -300,7 +310,9 @@ final class ServiceReplicas: Sendable {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             var found: [Endpoint: UInt64] = [:]
             for name in names where name.hasSuffix(".sock") {
-                guard let identity = SocketFile.identity("\(directory)/\(name)"), let endpoint = try? Endpoint("unix:\(directory)/\(name)") else { continue }
+                guard let identity = SocketFile.identity("\(directory)/\(name)"), let endpoint = try? Endpoint("unix:\(directory)/\(name)") else {
+                    continue
+                }
                 found[endpoint] = identity
             }
             return found

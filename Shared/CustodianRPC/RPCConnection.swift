@@ -52,8 +52,10 @@ final class RPCConnection: Sendable {
     }
 
     /// Over TCP with `tls`, the server's certificate must name `serverName` (the service meant).
-    static func connect(to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount, tls: RPCTLS? = nil, serverName: String = "",
-                        eventLoop: any EventLoop) -> EventLoopFuture<RPCConnection> {
+    static func connect(
+        to endpoint: Endpoint, maximumFrameSize: Int, timeout: TimeAmount, tls: RPCTLS? = nil, serverName: String = "",
+        eventLoop: any EventLoop
+    ) -> EventLoopFuture<RPCConnection> {
         let state = RPCConnectionState()
         let secure: RPCTLS? = if case .tcp = endpoint { tls } else { nil }
         let bootstrap = ClientBootstrap(group: eventLoop)

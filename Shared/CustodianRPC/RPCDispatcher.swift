@@ -31,8 +31,9 @@ struct RPCDispatcher: Sendable {
         let params = fields["params"]
         // A context that cannot be read counts as none (docs/rpc.md).
         let context = params?["context"].flatMap { CallContext(json: $0, logger: logger) } ?? CallContext(requestID: "-", logger: logger)
-        return await respond(to: RPCMethods.Request(params: params, id: header.id), method: method, context: context,
-                             isNotification: header.isNotification)
+        return await respond(
+            to: RPCMethods.Request(params: params, id: header.id), method: method, context: context,
+            isNotification: header.isNotification)
     }
 
     /// What the server reads of a request before it knows the method: its id (`null` when absent or of another type),

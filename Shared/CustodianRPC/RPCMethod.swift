@@ -30,7 +30,9 @@ public enum RPCRetry: Sendable {
 
 extension RPCClient {
     /// Calls `method` on one of its service's replicas.
-    public func call<Input, Output>(_ method: RPCMethod<Input, Output>, input: Input, context: CallContext, timeout: Duration? = nil) async throws -> Output {
+    public func call<Input, Output>(
+        _ method: RPCMethod<Input, Output>, input: Input, context: CallContext, timeout: Duration? = nil
+    ) async throws -> Output {
         try await call(method.service, method.name, input: input, context: context, as: Output.self, timeout: timeout, retry: method.retry)
     }
 
@@ -40,7 +42,9 @@ extension RPCClient {
     }
 
     /// Calls a method every service answers (`system.*`) on one of `service`'s replicas.
-    public func call<Output>(_ method: RPCMethod<Empty, Output>, on service: String, context: CallContext, timeout: Duration? = nil) async throws -> Output {
+    public func call<Output>(
+        _ method: RPCMethod<Empty, Output>, on service: String, context: CallContext, timeout: Duration? = nil
+    ) async throws -> Output {
         try await call(service, method.name, input: Empty(), context: context, as: Output.self, timeout: timeout, retry: method.retry)
     }
 }

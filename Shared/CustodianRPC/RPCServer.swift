@@ -23,8 +23,10 @@ public final class RPCServer: Service, Sendable {
         /// certificate of the cluster's CA.
         public var allowedCallers: Set<String>?
 
-        public init(endpoint: Endpoint, maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
-                    maximumConcurrentCallsPerConnection: Int = 512, tls: RPCTLS? = nil, allowedCallers: Set<String>? = nil) {
+        public init(
+            endpoint: Endpoint, maximumFrameSize: Int = RPCFraming.defaultMaximumFrameSize,
+            maximumConcurrentCallsPerConnection: Int = 512, tls: RPCTLS? = nil, allowedCallers: Set<String>? = nil
+        ) {
             self.endpoint = endpoint
             self.maximumFrameSize = maximumFrameSize
             self.maximumConcurrentCallsPerConnection = maximumConcurrentCallsPerConnection
@@ -223,7 +225,8 @@ public final class RPCServer: Service, Sendable {
                                 // than that (with wrk at 16 connections, a quarter of `devices`' CPU when calls beyond four
                                 // left the loop; docs/benchmarks.md). A large frame, whose JSON takes milliseconds to
                                 // read, and methods that compute for long (`RPCDispatcher`) leave it.
-                                let answer = frame.readableBytes < OffLoop.largeBodySize
+                                let answer =
+                                    frame.readableBytes < OffLoop.largeBodySize
                                     ? await self.dispatcher.handle(frame)
                                     : await OffLoop.run { await self.dispatcher.handle(frame) }
                                 if let response = answer {
@@ -271,8 +274,11 @@ public final class RPCServer: Service, Sendable {
     private func fitting(_ response: ByteBuffer, answering request: ByteBuffer) -> ByteBuffer {
         guard response.readableBytes > configuration.maximumFrameSize else { return response }
         let header = RPCDispatcher.header(of: request)
-        logger.error("RPC answer over the frame limit", metadata: [
-            "method": .string(header?.method ?? "?"), "bytes": .stringConvertible(response.readableBytes)])
+        logger.error(
+            "RPC answer over the frame limit",
+            metadata: [
+                "method": .string(header?.method ?? "?"), "bytes": .stringConvertible(response.readableBytes),
+            ])
         return dispatcher.encodeError(.internal("the answer is too large to send"), id: header?.id)
     }
 

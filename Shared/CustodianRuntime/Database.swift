@@ -260,12 +260,14 @@ public enum DatabaseErrors {
             let state = error.serverInfo?[.sqlState].map { " SQLSTATE \($0)" } ?? ""
             return "PSQLError(\(error.code)\(state)) at \(error.file ?? "?"):\(error.line.map(String.init) ?? "?")"
         case let error as PostgresTransactionError:
-            return "PostgresTransactionError(" + [error.beginError, error.closureError, error.commitError, error.rollbackError]
+            return "PostgresTransactionError("
+                + [error.beginError, error.closureError, error.commitError, error.rollbackError]
                 .compactMap { $0.map(logDescription) }.joined(separator: ", ") + ")"
         case let error as ConnectionPoolError:
             return "ConnectionPoolError(\(error))"
         case let error as PostgresDecodingError:
-            return "PostgresDecodingError(\(error.code), column \(error.columnIndex) \(error.columnName) of type \(error.postgresType) as \(error.targetType)) at \(error.file):\(error.line)"
+            return
+                "PostgresDecodingError(\(error.code), column \(error.columnIndex) \(error.columnName) of type \(error.postgresType) as \(error.targetType)) at \(error.file):\(error.line)"
         default:
             return String(reflecting: error)
         }

@@ -42,12 +42,13 @@ public struct MigrationRunner: Sendable {
                 let lockKey = "custodian.migrations.\(schema)"
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: """
-                        CREATE TABLE IF NOT EXISTS \(schema).schema_migrations (
-                            version integer PRIMARY KEY,
-                            name text NOT NULL,
-                            applied_at timestamptz NOT NULL DEFAULT now())
-                        """), logger: logger)
+                    PostgresQuery(
+                        unsafeSQL: """
+                            CREATE TABLE IF NOT EXISTS \(schema).schema_migrations (
+                                version integer PRIMARY KEY,
+                                name text NOT NULL,
+                                applied_at timestamptz NOT NULL DEFAULT now())
+                            """), logger: logger)
                 var applied = Set<Int>()
                 for try await version in try await connection.query(
                     PostgresQuery(unsafeSQL: "SELECT version FROM \(schema).schema_migrations"), logger: logger
@@ -63,7 +64,9 @@ public struct MigrationRunner: Sendable {
                     record.binds.append(migration.version)
                     record.binds.append(migration.name)
                     try await connection.query(record, logger: logger)
-                    logger.info("applied migration", metadata: ["schema": .string(schema), "version": .stringConvertible(migration.version), "name": .string(migration.name)])
+                    logger.info(
+                        "applied migration",
+                        metadata: ["schema": .string(schema), "version": .stringConvertible(migration.version), "name": .string(migration.name)])
                     newlyApplied.append(migration.version)
                 }
                 return newlyApplied

@@ -18,8 +18,10 @@ public struct ServiceDefinition: Sendable {
     public var upkeep: [Upkeep]
     public var makeMethods: @Sendable (ServiceEnvironment) throws -> RPCMethods
 
-    public init(name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [],
-                makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }) {
+    public init(
+        name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [],
+        makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }
+    ) {
         self.name = name
         self.migrations = migrations
         self.calls = calls
@@ -46,7 +48,8 @@ public struct Upkeep: Sendable {
         do {
             try await work(database, logger)
         } catch {
-            logger.warning("upkeep failed; it runs again later", metadata: ["upkeep": .string(name), "error": .string(DatabaseErrors.logDescription(error))])
+            logger.warning(
+                "upkeep failed; it runs again later", metadata: ["upkeep": .string(name), "error": .string(DatabaseErrors.logDescription(error))])
         }
     }
 
@@ -70,8 +73,10 @@ public struct ServiceEnvironment: Sendable {
     public let services: RPCClient
     public let logger: Logger
 
-    public init(name: String, instance: String, configuration: Configuration, database: Database, readDatabase: Database? = nil,
-                services: RPCClient, logger: Logger) {
+    public init(
+        name: String, instance: String, configuration: Configuration, database: Database, readDatabase: Database? = nil,
+        services: RPCClient, logger: Logger
+    ) {
         self.name = name
         self.instance = instance
         self.configuration = configuration
@@ -111,8 +116,10 @@ public enum ServiceHost {
     }
 
     /// Runs until SIGTERM or SIGINT, or until the calling task is cancelled (a test's harness passes no signals).
-    public static func run(_ definition: ServiceDefinition, configuration: Configuration, logger: Logger,
-                           gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+    public static func run(
+        _ definition: ServiceDefinition, configuration: Configuration, logger: Logger,
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+    ) async throws {
         let databaseURL = try DatabaseURL(configuration.require(RuntimeKey.databaseURL))
         let instance = configuration.string(RuntimeKey.instance, default: defaultInstanceName())
         let endpoint = try listenEndpoint(service: definition.name, instance: instance, configuration: configuration)
@@ -132,9 +139,10 @@ public enum ServiceHost {
 
         let methods = try methods(of: definition, environment: environment)
         let server = RPCServer(
-            configuration: .init(endpoint: endpoint, maximumFrameSize: maximumFrameSize, tls: try RPCTLS(configuration: configuration),
-                                 // Its own replicas too: `<service> --probe` in a pod holds only the service's certificate.
-                                 allowedCallers: Platform.callers[definition.name].map { $0.union([definition.name]) }),
+            configuration: .init(
+                endpoint: endpoint, maximumFrameSize: maximumFrameSize, tls: try RPCTLS(configuration: configuration),
+                // Its own replicas too: `<service> --probe` in a pod holds only the service's certificate.
+                allowedCallers: Platform.callers[definition.name].map { $0.union([definition.name]) }),
             methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })
         let migrated = MigratedService(
             server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),
@@ -154,7 +162,9 @@ public enum ServiceHost {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
         groupConfiguration.maximumCancellationDuration = .seconds(5)
         let group = ServiceGroup(configuration: groupConfiguration)
-        logger.info("starting", metadata: ["instance": .string(instance), "endpoint": .string(endpoint.description), "database": .string(databaseURL.description)])
+        logger.info(
+            "starting",
+            metadata: ["instance": .string(instance), "endpoint": .string(endpoint.description), "database": .string(databaseURL.description)])
         try await group.run()
     }
 
@@ -194,7 +204,9 @@ struct MigratedService: Service {
             } catch {
                 attempt += 1
                 if attempt >= 30 || Task.isCancelled { throw error }
-                logger.warning("migrations failed; retrying", metadata: ["error": .string(DatabaseErrors.logDescription(error)), "attempt": .stringConvertible(attempt)])
+                logger.warning(
+                    "migrations failed; retrying",
+                    metadata: ["error": .string(DatabaseErrors.logDescription(error)), "attempt": .stringConvertible(attempt)])
                 try await Task.sleep(for: .seconds(1))
             }
         }
@@ -208,4 +220,3 @@ struct MigratedService: Service {
         }
     }
 }
-

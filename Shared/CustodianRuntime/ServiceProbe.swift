@@ -46,9 +46,11 @@ enum ServiceProbe {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let instances = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".sock") }.map { String($0.dropLast(".sock".count)) }
         guard instances.count == 1, let instance = instances.first else {
-            throw ConfigurationError(message: instances.isEmpty
-                ? "no replica of \(service) on this host has a socket in \(directory) (\(prefix)*.sock); set CUSTODIAN_LISTEN or CUSTODIAN_INSTANCE to name the replica to ask"
-                : "\(instances.count) replicas of \(service) run on this host (\(instances.sorted().joined(separator: ", "))); set CUSTODIAN_INSTANCE to name the one to ask")
+            throw ConfigurationError(
+                message: instances.isEmpty
+                    ? "no replica of \(service) on this host has a socket in \(directory) (\(prefix)*.sock); set CUSTODIAN_LISTEN or CUSTODIAN_INSTANCE to name the replica to ask"
+                    : "\(instances.count) replicas of \(service) run on this host (\(instances.sorted().joined(separator: ", "))); set CUSTODIAN_INSTANCE to name the one to ask"
+            )
         }
         return instance
     }

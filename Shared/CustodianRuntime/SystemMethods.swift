@@ -8,8 +8,9 @@ extension SystemMethods {
         var methods = RPCMethods()
         methods.register(health) { _, context in
             let reachable = await databaseReachable(environment.database, context: context)
-            return Health(status: reachable ? "ok" : "degraded", service: environment.name, instance: environment.instance,
-                          database: reachable ? "ok" : "unreachable")
+            return Health(
+                status: reachable ? "ok" : "degraded", service: environment.name, instance: environment.instance,
+                database: reachable ? "ok" : "unreachable")
         }
         methods.register(version) { _, _ in
             Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)

@@ -141,8 +141,11 @@ public enum Sodium {
         try ready()
         var output = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
         let bytes = Array(password.utf8CString.dropLast())
-        guard crypto_pwhash_str(&output, bytes, UInt64(bytes.count), UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE)) == 0 else { throw Failure.hashingFailed }
+        guard
+            crypto_pwhash_str(
+                &output, bytes, UInt64(bytes.count), UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE)) == 0
+        else { throw Failure.hashingFailed }
         return String(decoding: output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -160,8 +163,11 @@ public enum Sodium {
         try check(salt, Int(crypto_pwhash_SALTBYTES), "salt")
         var key = [UInt8](repeating: 0, count: 32)
         let bytes = Array(password.utf8CString.dropLast())
-        guard crypto_pwhash(&key, 32, bytes, UInt64(bytes.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                            Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13) == 0 else {
+        guard
+            crypto_pwhash(
+                &key, 32, bytes, UInt64(bytes.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13) == 0
+        else {
             throw Failure.hashingFailed
         }
         return key

@@ -8,15 +8,16 @@ public enum WebURL {
     /// `http(s)://host…` of at most `maximumLength` characters.
     public static func isWeb(_ text: String, maximumLength: Int = 2048) -> Bool {
         guard let url = parse(text, maximumLength: maximumLength), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else { return false }
         return true
     }
 
     /// Any absolute URL (`warmtewachter://…` too) in printable ASCII, or nil.
     public static func parse(_ text: String, maximumLength: Int = 2048) -> URL? {
         guard !text.isEmpty, text.utf8.count <= maximumLength,
-              text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }),
-              let url = URL(string: text), url.scheme?.first?.isLetter == true
+            text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }),
+            let url = URL(string: text), url.scheme?.first?.isLetter == true
         else { return nil }
         return url
     }

@@ -1,7 +1,7 @@
 import CustodianGeotag
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Reads the tracks of a GPX file (GPX 1.0 or 1.1): each `<trkseg>` of each `<trk>` becomes one track, each
@@ -20,7 +20,8 @@ public struct GPXReader {
         parser.delegate = delegate
         guard parser.parse() else {
             if let problem = delegate.problem { throw GPXError(problem) }
-            throw GPXError("not a readable GPX file (\(parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error") at line \(parser.lineNumber))")
+            throw GPXError(
+                "not a readable GPX file (\(parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error") at line \(parser.lineNumber))")
         }
         if let problem = delegate.problem { throw GPXError(problem) }
         let tracks = delegate.tracks.filter { !$0.isEmpty }
@@ -66,8 +67,10 @@ private final class GPXParserDelegate: NSObject, XMLParserDelegate {
         name.split(separator: ":").last ?? Substring(name)
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         text = ""
         switch local(elementName) {
         case "trkseg":
@@ -102,7 +105,8 @@ private final class GPXParserDelegate: NSObject, XMLParserDelegate {
             time = GPXReader.time(value)
         case "trkpt":
             if let point, let time {
-                tracks[tracks.count - 1].append(Fix(latitude: point.latitude, longitude: point.longitude, altitude: elevation, accuracy: accuracy, time: time))
+                tracks[tracks.count - 1].append(
+                    Fix(latitude: point.latitude, longitude: point.longitude, altitude: elevation, accuracy: accuracy, time: time))
             } else if point != nil {
                 skipped += 1
             }

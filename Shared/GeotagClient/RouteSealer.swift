@@ -79,8 +79,9 @@ public struct RouteKey: Sendable {
         var key = [UInt8](repeating: 0, count: 32)
         let salt = [UInt8](nonce.bytes)
         let result = password.map { CChar(bitPattern: $0) }.withUnsafeBufferPointer { password in
-            crypto_pwhash(&key, UInt64(key.count), password.baseAddress!, UInt64(password.count), salt,
-                          RouteSealer.opsLimit, RouteSealer.memLimit, crypto_pwhash_argon2id_ALG_ARGON2ID13)
+            crypto_pwhash(
+                &key, UInt64(key.count), password.baseAddress!, UInt64(password.count), salt,
+                RouteSealer.opsLimit, RouteSealer.memLimit, crypto_pwhash_argon2id_ALG_ARGON2ID13)
         }
         guard result == 0 else { throw RouteFormatError.keyDerivationFailed }
         bytes = key

@@ -31,7 +31,9 @@ public struct RouteStoreClient: Sendable {
     }
 
     /// `tls`: whose certificates to trust (the system's by default), for the client made per request when `http` is nil.
-    public init(server: String, key: String, secret: String, tls: TLSConfiguration = .makeClientConfiguration(), http: HTTPClient? = nil) throws(RouteStoreError) {
+    public init(
+        server: String, key: String, secret: String, tls: TLSConfiguration = .makeClientConfiguration(), http: HTTPClient? = nil
+    ) throws(RouteStoreError) {
         guard let base = URL(string: server), ["http", "https"].contains(base.scheme ?? ""), base.host != nil, base.query == nil else {
             throw .invalidServer
         }

@@ -69,8 +69,9 @@ public enum CameraBodies {
         let nameWidth = rows.map(\.0.count).max() ?? 0, countWidth = rows.map(\.1.count).max() ?? 0
         var lines = ["Warning: these photos come from \(counts.count) cameras, whose clocks differ:"]
         for (name, number) in rows {
-            lines.append("  " + name + String(repeating: " ", count: nameWidth - name.count + 2)
-                         + String(repeating: " ", count: countWidth - number.count) + number)
+            lines.append(
+                "  " + name + String(repeating: " ", count: nameWidth - name.count + 2)
+                    + String(repeating: " ", count: countWidth - number.count) + number)
         }
         let others = counts.count == 2 ? "the other camera's photos" : "the other cameras' photos"
         if let body = scans.first(where: { $0.name == qrPhoto })?.camera.map(resolver(scans)) {

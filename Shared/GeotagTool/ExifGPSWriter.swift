@@ -62,7 +62,8 @@ public enum ExifGPSWriter {
                 let start = block.ifd0Offset + 2 + 12 * index
                 return (tag: block.ifd0[index].tag, bytes: Array(block.bytes[start..<start + 12]))
             }
-            let pointer = order.bytes(TIFFBlock.gpsIFDPointer) + order.bytes(TIFFType.long.rawValue) + order.bytes(UInt32(1))
+            let pointer =
+                order.bytes(TIFFBlock.gpsIFDPointer) + order.bytes(TIFFType.long.rawValue) + order.bytes(UInt32(1))
                 + order.bytes(UInt32(gpsOffset))
             raw.append((TIFFBlock.gpsIFDPointer, pointer))
             raw.sort { $0.tag < $1.tag }

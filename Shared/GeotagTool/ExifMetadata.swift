@@ -37,12 +37,16 @@ public struct ExifMetadata: Sendable, Equatable {
             entries.first { $0.tag == tag }?.text
         }
         // DateTimeOriginal is when the shutter fired; DateTime (when the file was last changed) is the fallback.
-        captureTime = CaptureTime(dateTime: text(Self.dateTimeOriginal, in: exif), subSeconds: text(Self.subSecTimeOriginal, in: exif),
-                                  offset: text(Self.offsetTimeOriginal, in: exif))
-            ?? CaptureTime(dateTime: text(Self.dateTime, in: block.ifd0), subSeconds: text(Self.subSecTime, in: exif),
-                           offset: text(Self.offsetTime, in: exif))
-        camera = CameraBody(make: text(Self.make, in: block.ifd0), model: text(Self.model, in: block.ifd0),
-                            serial: text(Self.bodySerialNumber, in: exif))
+        captureTime =
+            CaptureTime(
+                dateTime: text(Self.dateTimeOriginal, in: exif), subSeconds: text(Self.subSecTimeOriginal, in: exif),
+                offset: text(Self.offsetTimeOriginal, in: exif))
+            ?? CaptureTime(
+                dateTime: text(Self.dateTime, in: block.ifd0), subSeconds: text(Self.subSecTime, in: exif),
+                offset: text(Self.offsetTime, in: exif))
+        camera = CameraBody(
+            make: text(Self.make, in: block.ifd0), model: text(Self.model, in: block.ifd0),
+            serial: text(Self.bodySerialNumber, in: exif))
         if let entries = block.subdirectory(TIFFBlock.gpsIFDPointer) {
             gps = Self.gps(entries, order: block.order)
         }

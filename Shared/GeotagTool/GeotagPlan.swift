@@ -29,14 +29,16 @@ public enum GeotagPlan {
                 return PlannedPhoto(name: scan.name, correctedTime: nil, action: .skip("no capture time (Exif DateTimeOriginal or DateTime)"))
             }
             let time = correction.correct(capture)
-            let action: PlannedPhoto.Action = switch route.position(at: time) {
-            case .position(let position): .tag(GPSTags(position: position, time: time))
-            case .beforeRoute(let start): .skip("before the route, which starts at \(Self.time(start))\(extrapolation)")
-            case .afterRoute(let end): .skip("after the route, which ends at \(Self.time(end))\(extrapolation)")
-            case .gap(let from, let to, let betweenTracks):
-                .skip("in a \(Int((to - from).rounded())) s gap \(betweenTracks ? "between tracks" : "between fixes") "
-                    + "(\(Self.time(from)) to \(Self.time(to)); --max-gap is \(Int(route.maxGap)) s)")
-            }
+            let action: PlannedPhoto.Action =
+                switch route.position(at: time) {
+                case .position(let position): .tag(GPSTags(position: position, time: time))
+                case .beforeRoute(let start): .skip("before the route, which starts at \(Self.time(start))\(extrapolation)")
+                case .afterRoute(let end): .skip("after the route, which ends at \(Self.time(end))\(extrapolation)")
+                case .gap(let from, let to, let betweenTracks):
+                    .skip(
+                        "in a \(Int((to - from).rounded())) s gap \(betweenTracks ? "between tracks" : "between fixes") "
+                            + "(\(Self.time(from)) to \(Self.time(to)); --max-gap is \(Int(route.maxGap)) s)")
+                }
             return PlannedPhoto(name: scan.name, correctedTime: time, action: action)
         }
     }

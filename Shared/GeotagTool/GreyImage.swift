@@ -28,8 +28,9 @@ public struct GreyImage: Sendable, Equatable {
         let (width, height) = try Self.header(handle, jpeg)
         let scaledWidth = (width + denominator - 1) / denominator, scaledHeight = (height + denominator - 1) / denominator
         var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight)
-        let result = tjDecompress2(handle, jpeg, UInt(jpeg.count), &pixels, Int32(scaledWidth), 0, Int32(scaledHeight),
-                                   Int32(TJPF_GRAY.rawValue), 0)
+        let result = tjDecompress2(
+            handle, jpeg, UInt(jpeg.count), &pixels, Int32(scaledWidth), 0, Int32(scaledHeight),
+            Int32(TJPF_GRAY.rawValue), 0)
         // A warning (a slightly damaged file) still yields pixels; only a fatal error does not.
         guard result == 0 || tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) else { throw .codec(Self.message(handle)) }
         self.init(width: scaledWidth, height: scaledHeight, pixels: pixels)
@@ -63,8 +64,9 @@ public struct GreyImage: Sendable, Equatable {
         defer { tjDestroy(handle) }
         var buffer: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
-        let result = tjCompress2(handle, pixels, Int32(width), 0, Int32(height), Int32(TJPF_GRAY.rawValue), &buffer, &size,
-                                 Int32(TJSAMP_GRAY.rawValue), Int32(quality), 0)
+        let result = tjCompress2(
+            handle, pixels, Int32(width), 0, Int32(height), Int32(TJPF_GRAY.rawValue), &buffer, &size,
+            Int32(TJSAMP_GRAY.rawValue), Int32(quality), 0)
         defer { tjFree(buffer) }
         guard result == 0, let buffer else { throw .codec(Self.message(handle)) }
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))

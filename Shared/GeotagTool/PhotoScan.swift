@@ -23,8 +23,10 @@ public struct PhotoScan: Sendable, Equatable {
         var height: Int
     }
 
-    public init(name: String, captureTime: CaptureTime?, camera: CameraBody? = nil, routeQRCodes: [RouteQRText] = [],
-                problem: String? = nil) {
+    public init(
+        name: String, captureTime: CaptureTime?, camera: CameraBody? = nil, routeQRCodes: [RouteQRText] = [],
+        problem: String? = nil
+    ) {
         self.name = name
         self.captureTime = captureTime
         self.camera = camera

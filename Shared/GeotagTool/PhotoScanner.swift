@@ -49,11 +49,12 @@ public enum PhotoScanner {
 
         /// `scanning 12/21 photos (DSC0012.JPG)`.
         public var text: String {
-            let what = switch phase {
-            case .photos: "photos"
-            case .larger: "photos at a larger scale"
-            case .undated: "photos without a capture time"
-            }
+            let what =
+                switch phase {
+                case .photos: "photos"
+                case .larger: "photos at a larger scale"
+                case .undated: "photos without a capture time"
+                }
             return "scanning \(done)/\(total) \(what) (\(photo))"
         }
     }
@@ -63,9 +64,11 @@ public enum PhotoScanner {
     /// keeps every core busy, and more would only hold more photos in memory), and more than once for a photo that
     /// a larger pass decodes again (keeping every photo's bytes would take gigabytes). `progress` is called in this
     /// task as each photo is done.
-    public static func scan(_ names: [String], parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
-                            read: @escaping @Sendable (String) throws -> [UInt8],
-                            progress: (Progress) -> Void = { _ in }) async -> [PhotoScan] {
+    public static func scan(
+        _ names: [String], parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
+        read: @escaping @Sendable (String) throws -> [UInt8],
+        progress: (Progress) -> Void = { _ in }
+    ) async -> [PhotoScan] {
         var scans = names.map { PhotoScan(name: $0, captureTime: nil) }
         await concurrently(Array(names.indices), limit: parallelism) { index in
             let name = names[index]
@@ -101,8 +104,10 @@ public enum PhotoScanner {
 
     /// `work` for each of `indices`, at most `limit` at a time in child tasks; `each` gets the results in the
     /// order they finish, with how many are done, in this task.
-    static func concurrently<Result: Sendable>(_ indices: [Int], limit: Int, _ work: @escaping @Sendable (Int) -> Result,
-                                               each: (Int, Result, Int) -> Void) async {
+    static func concurrently<Result: Sendable>(
+        _ indices: [Int], limit: Int, _ work: @escaping @Sendable (Int) -> Result,
+        each: (Int, Result, Int) -> Void
+    ) async {
         await withTaskGroup(of: (Int, Result).self) { group in
             var next = 0, done = 0
             while next < min(max(1, limit), indices.count) {

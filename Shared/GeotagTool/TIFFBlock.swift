@@ -29,8 +29,9 @@ public struct TIFFBlock: Sendable {
         }
         return (0..<Int(count)).map { index in
             let start = offset + 2 + index * 12
-            var entry = TIFFEntry(tag: order.uint16(bytes, at: start)!, type: order.uint16(bytes, at: start + 2)!,
-                                  count: order.uint32(bytes, at: start + 4)!, field: Array(bytes[start + 8..<start + 12]), value: [])
+            var entry = TIFFEntry(
+                tag: order.uint16(bytes, at: start)!, type: order.uint16(bytes, at: start + 2)!,
+                count: order.uint32(bytes, at: start + 4)!, field: Array(bytes[start + 8..<start + 12]), value: [])
             if let size = entry.valueSize {
                 if size <= 4 {
                     entry.value = Array(entry.field.prefix(size))

@@ -18,19 +18,23 @@ public struct HandshakeBuilder: Sendable {
 
     /// The registration body: every field, signed.
     public func registration(app: LemonApp, operatingSystem: String, language: String, pushToken: String?) throws -> [String: String] {
-        let signature = try app.sign(HandshakeSignature.registration(
-            appId: app.appId, publicKey: app.publicKey, operatingSystem: operatingSystem, pushToken: pushToken,
-            language: language, seed: clientSeed, preMasterSecret: encryptedPreMasterSecret))
-        var body = ["AppId": app.appId, "PublicKey": app.publicKey, "OperatingSystem": operatingSystem, "Language": language,
-                    "Seed": clientSeed, "PreMasterSecret": encryptedPreMasterSecret, "Signature": signature]
+        let signature = try app.sign(
+            HandshakeSignature.registration(
+                appId: app.appId, publicKey: app.publicKey, operatingSystem: operatingSystem, pushToken: pushToken,
+                language: language, seed: clientSeed, preMasterSecret: encryptedPreMasterSecret))
+        var body = [
+            "AppId": app.appId, "PublicKey": app.publicKey, "OperatingSystem": operatingSystem, "Language": language,
+            "Seed": clientSeed, "PreMasterSecret": encryptedPreMasterSecret, "Signature": signature,
+        ]
         if let pushToken { body["PushToken"] = pushToken }
         return body
     }
 
     /// The authentication body of a known app.
     public func authentication(app: LemonApp, language: String?) throws -> [String: String] {
-        let signature = try app.sign(HandshakeSignature.authentication(
-            appId: app.appId, language: language, seed: clientSeed, preMasterSecret: encryptedPreMasterSecret))
+        let signature = try app.sign(
+            HandshakeSignature.authentication(
+                appId: app.appId, language: language, seed: clientSeed, preMasterSecret: encryptedPreMasterSecret))
         var body = ["AppId": app.appId, "Seed": clientSeed, "PreMasterSecret": encryptedPreMasterSecret, "Signature": signature]
         if let language { body["Language"] = language }
         return body
@@ -41,7 +45,9 @@ public struct HandshakeBuilder: Sendable {
         guard let token = data["AccessToken"], let expiry = data["AccessTokenExpiry"], let serverSeed = data["Seed"],
             let signature = data["Signature"]
         else { throw LemonClientError.malformedAnswer("the handshake answer lacks a field") }
-        guard serverKey.verify(signature: signature, of: HandshakeSignature.server(accessToken: token, clientSeed: clientSeed, serverSeed: serverSeed)) else {
+        guard
+            serverKey.verify(signature: signature, of: HandshakeSignature.server(accessToken: token, clientSeed: clientSeed, serverSeed: serverSeed))
+        else {
             throw LemonClientError.serverSignature
         }
         guard let serverSeedBytes = Data(base64Encoded: serverSeed), serverSeedBytes.count == SessionKeys.seedLength,

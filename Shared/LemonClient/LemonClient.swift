@@ -35,9 +35,12 @@ public struct LemonClient: Sendable {
         return keys.filter { $0.keyId == published.data.CurrentKeyId } + keys.filter { $0.keyId != published.data.CurrentKeyId }
     }
 
-    public func register(_ app: LemonApp, operatingSystem: String = "Android", language: String = "en", pushToken: String? = nil) async throws -> LemonSession {
+    public func register(
+        _ app: LemonApp, operatingSystem: String = "Android", language: String = "en", pushToken: String? = nil
+    ) async throws -> LemonSession {
         let builder = try HandshakeBuilder(serverKey: serverKey)
-        return try await handshake(builder, body: try builder.registration(app: app, operatingSystem: operatingSystem, language: language, pushToken: pushToken))
+        return try await handshake(
+            builder, body: try builder.registration(app: app, operatingSystem: operatingSystem, language: language, pushToken: pushToken))
     }
 
     public func authenticate(_ app: LemonApp, language: String? = nil) async throws -> LemonSession {
@@ -60,13 +63,16 @@ public struct LemonClient: Sendable {
     /// An encrypted call: `body` (JSON) is sealed with the session's keys, and the answer opened with them.
     public func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, session: LemonSession) async throws -> LemonReply {
         let sealed = body.map { Data(EncryptedPayload.seal($0, keys: session.keys).base64.utf8) }
-        let reply = try await Self.send(http: http, url: baseURL + path, method: method,
-                                        headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")], body: sealed)
+        let reply = try await Self.send(
+            http: http, url: baseURL + path, method: method,
+            headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")], body: sealed)
         return try LemonReply(status: reply.status, body: reply.body, keys: session.keys)
     }
 
     /// One exchange with nothing added, for callers that build their own bodies (tampered ones, in tests).
-    public static func send(http: HTTPClient, url: String, method: HTTPMethod, headers: [(String, String)], body: Data?) async throws -> (status: Int, body: Data) {
+    public static func send(
+        http: HTTPClient, url: String, method: HTTPMethod, headers: [(String, String)], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }

@@ -18,15 +18,18 @@ struct AdminIdentityTests {
 
     @Test func anOwnerCreatesAnIdentityWhoseTokenAuthenticatesWithItsScopeAndLabel() async throws {
         try await AuthHarness.run { harness, _ in
-            let created = try await harness.call(AuthMethods.tokensCreate, CreateAdminToken(label: "Ana", scope: .researcher, expiresIn: 3600), as: Self.owner)
+            let created = try await harness.call(
+                AuthMethods.tokensCreate, CreateAdminToken(label: "Ana", scope: .researcher, expiresIn: 3600), as: Self.owner)
             #expect(created.identity.scope == .researcher && created.identity.label == "Ana" && created.identity.created_by == "test owner")
             #expect(created.identity.expires_at != nil && created.identity.revoked_at == nil)
             let principal = try await harness.call(AuthMethods.adminAuthenticate, TokenInput(token: created.token))
             #expect(principal == Principal(kind: .admin, id: created.identity.id, scopes: ["researcher"], name: "Ana"))
             // Only the hash is stored: no column of the row holds the token.
-            let holding = try await harness.scalar("SELECT count(*) FROM auth.admin_tokens t WHERE strpos(t::text, \(created.token)) > 0", as: Int.self)
+            let holding = try await harness.scalar(
+                "SELECT count(*) FROM auth.admin_tokens t WHERE strpos(t::text, \(created.token)) > 0", as: Int.self)
             #expect(holding == 0)
-            let hashed = try await harness.scalar("SELECT count(*) FROM auth.admin_tokens WHERE token_hash = \(SecretToken.hash(created.token))", as: Int.self)
+            let hashed = try await harness.scalar(
+                "SELECT count(*) FROM auth.admin_tokens WHERE token_hash = \(SecretToken.hash(created.token))", as: Int.self)
             #expect(hashed == 1)
             // Using it is noted (to the minute).
             let listed = try await harness.call(AuthMethods.tokensList, NoInput(), as: Self.owner).identities.first { $0.id == created.identity.id }
@@ -37,9 +40,11 @@ struct AdminIdentityTests {
     @Test func aRevokedOrExpiredTokenNoLongerAuthenticates() async throws {
         try await AuthHarness.run { harness, _ in
             let revoked = try await harness.call(AuthMethods.tokensCreate, CreateAdminToken(label: "leaving", scope: .operator), as: Self.owner)
-            let expiring = try await harness.call(AuthMethods.tokensCreate, CreateAdminToken(label: "short", scope: .owner, expiresIn: 1), as: Self.owner)
+            let expiring = try await harness.call(
+                AuthMethods.tokensCreate, CreateAdminToken(label: "short", scope: .owner, expiresIn: 1), as: Self.owner)
             _ = try await harness.call(AuthMethods.adminAuthenticate, TokenInput(token: revoked.token))
-            let answer = try await harness.call(AuthMethods.tokensRevoke, AdminIdentityByID(id: try #require(UUID(uuidString: revoked.identity.id))), as: Self.owner)
+            let answer = try await harness.call(
+                AuthMethods.tokensRevoke, AdminIdentityByID(id: try #require(UUID(uuidString: revoked.identity.id))), as: Self.owner)
             #expect(answer.revoked_at != nil)
             let refused = await rpcError { try await harness.call(AuthMethods.adminAuthenticate, TokenInput(token: revoked.token)) }
             #expect(refused?.code == .unauthenticated && refused?.reason == "invalid_admin_token")
@@ -72,8 +77,10 @@ struct AdminIdentityTests {
         let (admin, _) = try await TestPostgres.shared.makeDatabase(for: ["auth"], logger: logger)
         try await PostgresClient.withClient(url: admin, poolSize: 1, logger: logger) { client in
             let role = DatabaseProvisioner.role(for: "auth")
-            try await MigrationRunner(schema: "auth", migrations: AuthService.migrations.filter { $0.version < 6 }).run(on: client, as: role, logger: logger)
-            try await client.query("INSERT INTO auth.admin_tokens (token_hash, label) VALUES (\(SecretToken.hash("old-token")), 'before scopes')", logger: logger)
+            try await MigrationRunner(schema: "auth", migrations: AuthService.migrations.filter { $0.version < 6 }).run(
+                on: client, as: role, logger: logger)
+            try await client.query(
+                "INSERT INTO auth.admin_tokens (token_hash, label) VALUES (\(SecretToken.hash("old-token")), 'before scopes')", logger: logger)
             try await MigrationRunner(schema: "auth", migrations: AuthService.migrations).run(on: client, as: role, logger: logger)
             let principal = try await AdminTokens(database: Database(client: client)).authenticate("old-token", logger: logger)
             #expect(principal.scopes == ["owner"] && principal.name == "before scopes")

@@ -14,9 +14,10 @@ import Testing
 @Suite("The audit log")
 struct AuditLogTests {
     static func record(_ n: Int, phase: AuditPhase = .begin) -> AuditRecord {
-        AuditRecord(phase: phase, identity: "id-\(n)", identity_label: "label \(n)", scope: "researcher", action: "GET /admin/v1/measurements",
-                    targets: ["80118\(n)"], query: "pseudonym=80118\(n)", request_id: "request-\(n)", status: phase == .end ? 200 : nil,
-                    rows: phase == .end ? Int64(n) : nil, bytes: phase == .end ? Int64(10 * n) : nil)
+        AuditRecord(
+            phase: phase, identity: "id-\(n)", identity_label: "label \(n)", scope: "researcher", action: "GET /admin/v1/measurements",
+            targets: ["80118\(n)"], query: "pseudonym=80118\(n)", request_id: "request-\(n)", status: phase == .end ? 200 : nil,
+            rows: phase == .end ? Int64(n) : nil, bytes: phase == .end ? Int64(10 * n) : nil)
     }
 
     @Test func theWritingRoleMayInsertButNotUpdateDeleteOrTruncate() async throws {
@@ -27,8 +28,10 @@ struct AuditLogTests {
             let ledger = AuditLedger(database: Database(client: client))
             let head = try await ledger.append(Self.record(1), logger: logger)
             #expect(head.seq == 1)
-            for statement in ["UPDATE audit.entries SET identity = 'someone else'", "DELETE FROM audit.entries",
-                              "TRUNCATE audit.entries", "ALTER TABLE audit.entries DROP COLUMN hash", "DROP TABLE audit.entries"] {
+            for statement in [
+                "UPDATE audit.entries SET identity = 'someone else'", "DELETE FROM audit.entries",
+                "TRUNCATE audit.entries", "ALTER TABLE audit.entries DROP COLUMN hash", "DROP TABLE audit.entries",
+            ] {
                 await #expect(throws: PSQLError.self, "\(statement) was allowed") {
                     try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -46,7 +49,10 @@ struct AuditLogTests {
         ("UPDATE audit.entries SET targets = ARRAY['999999'] WHERE seq = 3", AuditChainCheck.Break.altered(seq: 3)),
         ("DELETE FROM audit.entries WHERE seq = 2", .gap(seq: 3, expected: 2)),
         // Entries 3 and 4 change places (everything but the sequence numbers, which are the order).
-        ("UPDATE audit.entries e SET (at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash) = (SELECT at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash FROM audit.entries o WHERE o.seq = 7 - e.seq) WHERE e.seq IN (3, 4)", .altered(seq: 3)),
+        (
+            "UPDATE audit.entries e SET (at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash) = (SELECT at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash FROM audit.entries o WHERE o.seq = 7 - e.seq) WHERE e.seq IN (3, 4)",
+            .altered(seq: 3)
+        ),
         // A hash swapped for another entry's.
         ("UPDATE audit.entries SET hash = (SELECT previous_hash FROM audit.entries WHERE seq = 5) WHERE seq = 3", .altered(seq: 3)),
     ])

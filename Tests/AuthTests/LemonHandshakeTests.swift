@@ -69,14 +69,16 @@ struct LemonHandshakeTests {
             #expect(try await harness.scalar("SELECT count(*) FROM auth.lemon_apps", as: Int.self) == 0)
 
             try await Self.register(app, on: harness, serverKey: serverKey, pushToken: "push-1")
-            #expect(await refusal(try builder.registration(app: app, operatingSystem: "Android", language: "en", pushToken: nil))
-                == .unauthenticated("Hashed App Instance ID already exists in database"))
+            #expect(
+                await refusal(try builder.registration(app: app, operatingSystem: "Android", language: "en", pushToken: nil))
+                    == .unauthenticated("Hashed App Instance ID already exists in database"))
             unknown = try builder.authentication(app: app, language: nil)
             unknown["PushToken"] = "push-2"
             #expect(await refusal(unknown) == .unauthenticated("Push token, public key or operating system was included in the call"))
             let other = LemonApp.generate()
-            #expect(await refusal(try builder.registration(app: other, operatingSystem: "IOS", language: "en", pushToken: "push-1"))
-                == .unauthenticated("Push token already exists in database"))
+            #expect(
+                await refusal(try builder.registration(app: other, operatingSystem: "IOS", language: "en", pushToken: "push-1"))
+                    == .unauthenticated("Push token already exists in database"))
             // The app's id is kept only as its SHA-256.
             let hashed = try await harness.scalar(
                 "SELECT count(*) FROM auth.lemon_apps WHERE app_id_hash = sha256(convert_to(\(app.appId), 'UTF8'))", as: Int.self)
@@ -90,12 +92,16 @@ struct LemonHandshakeTests {
             try await Self.register(app, on: harness, serverKey: serverKey)
             let forged = try Self.forgedAuthentication(of: app, serverKey: serverKey)
             for _ in 0..<2 {
-                #expect(await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed"))
+                #expect(
+                    await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed")
+                )
             }
             // Two failures are forgiven by a success, which resets the count.
             _ = try await Self.authenticate(app, on: harness, serverKey: serverKey)
             for _ in 0..<3 {
-                #expect(await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed"))
+                #expect(
+                    await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed")
+                )
             }
             let locked = await rpcError { try await Self.authenticate(app, on: harness, serverKey: serverKey) }
             #expect(locked == .unauthenticated("App is locked-out"))
@@ -139,7 +145,8 @@ struct LemonHandshakeTests {
             // The one ended 25 hours ago is gone; the one ended 23 hours ago stays (a clock a little off must not
             // end a session early), and the new one is there.
             #expect(try await harness.scalar("SELECT count(*) FROM auth.lemon_sessions", as: Int.self) == 2)
-            #expect(try await harness.scalar("SELECT count(*) FROM auth.lemon_sessions WHERE expires_at < now() - interval '1 day'", as: Int.self) == 0)
+            #expect(
+                try await harness.scalar("SELECT count(*) FROM auth.lemon_sessions WHERE expires_at < now() - interval '1 day'", as: Int.self) == 0)
         }
     }
 }

@@ -60,7 +60,9 @@ struct PasswordThrottleTests {
             // An email nobody has counts too: guessing which emails exist must cost the same.
             let outcomes = try await withThrowingTaskGroup(of: RPCError.Code?.self) { group in
                 for _ in 0..<9 {
-                    group.addTask { await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("nobody@example.org", "guess")) }?.code }
+                    group.addTask {
+                        await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("nobody@example.org", "guess")) }?.code
+                    }
                 }
                 return try await group.reduce(into: [RPCError.Code?]()) { $0.append($1) }
             }
@@ -75,10 +77,12 @@ struct PasswordThrottleTests {
             let change = HTTPInput(body: .object(["current_password": "correct horse", "new_password": "new password"]))
             // A module of the owner's, whose id happens to be the owner's.
             let module = Principal(kind: .module, id: owner.id, scopes: ["user:\(owner.id)"])
-            #expect(await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change, as: module) }
-                == .forbidden("Only a user can change their password"))
-            #expect(await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change) }
-                == .forbidden("Only a user can change their password"))
+            #expect(
+                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change, as: module) }
+                    == .forbidden("Only a user can change their password"))
+            #expect(
+                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change) }
+                    == .forbidden("Only a user can change their password"))
         }
     }
 

@@ -85,10 +85,14 @@ struct RouteTableTests {
                 #expect(declared == [.admin], "\(name): an admin route's method must be declared requires: [.admin]")
             case .jwt(let kinds):
                 // Declared, and for no kind the route's tokens cannot be (a method may take fewer).
-                #expect(declared.map { !$0.isEmpty && $0.isSubset(of: Set(kinds)) } == true, "\(name): declared for \(declared ?? []), the route admits \(kinds)")
+                #expect(
+                    declared.map { !$0.isEmpty && $0.isSubset(of: Set(kinds)) } == true,
+                    "\(name): declared for \(declared ?? []), the route admits \(kinds)")
             case .opaque(let kind):
                 // The gateway cannot read these tokens: it passes them on, the method checks them and finds its caller.
-                #expect(declared == nil, "\(name): declared for \(declared ?? []), but the route's \(kind) tokens reach it as a credential, not a principal")
+                #expect(
+                    declared == nil,
+                    "\(name): declared for \(declared ?? []), but the route's \(kind) tokens reach it as a credential, not a principal")
             case .signature:
                 #expect(declared == [.consumer], "\(name): declared for \(declared ?? []), the route's callers are consumers")
             case .none:
@@ -119,7 +123,9 @@ struct RouteTableTests {
         }
         // Twomes' own admin routes (`POST /account`, `POST /device`) are admin routes outside /admin/v1.
         #expect(admin == RouteTable.all.filter { $0.path.hasPrefix("/admin/") }.count + 2)
-        #expect(Set(RouteTable.all.filter { if case .admin(.owner) = $0.auth { true } else { false } }.map { "\($0.method.rawValue) \($0.path)" }) == ownersOnly)
+        #expect(
+            Set(RouteTable.all.filter { if case .admin(.owner) = $0.auth { true } else { false } }.map { "\($0.method.rawValue) \($0.path)" })
+                == ownersOnly)
     }
 
     /// Reads are safe to send again after a replica went away mid-call; a GET route whose method is not declared so

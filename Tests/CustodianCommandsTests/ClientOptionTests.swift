@@ -10,7 +10,8 @@ struct ClientOptionTests {
     @Test func vaultSealAndOpenSayWhatTheyNeed() async {
         let key = String(repeating: "ab", count: 32)
         #expect(await failure(["vault", "seal", "--public-key", key, "--nonce", "not-hex", "--message", "{}"]) == "--nonce must be hexadecimal")
-        #expect(await failure(["vault", "open", "--server", "https://127.0.0.1:8443", "--email", "a@b.c"])
+        #expect(
+            await failure(["vault", "open", "--server", "https://127.0.0.1:8443", "--email", "a@b.c"])
                 == "--server needs --email, --password and --repo")
         let giveAKey = "give --secret-key (64 hexadecimal characters), or --server with --email, --password and --repo"
         #expect(await failure(["vault", "open", "--record", "{}"]) == giveAKey)
@@ -31,7 +32,8 @@ struct ClientOptionTests {
     func statsImportNeedsAnAdminToken() async throws {
         try await withTemporaryDirectory { folder in
             try "country,date,confirmed,deaths,recovered\n".write(toFile: folder + "/covid.csv", atomically: true, encoding: .utf8)
-            #expect(await failure(["stats", "import", folder + "/covid.csv", "--token-file", folder + "/none"])
+            #expect(
+                await failure(["stats", "import", folder + "/covid.csv", "--token-file", folder + "/none"])
                     == "pass --token, set CUSTODIAN_ADMIN_TOKEN or point --token-file at an admin token")
         }
     }
@@ -47,15 +49,20 @@ struct ClientOptionTests {
     func routeUploadSaysWhichOptionIsMissingOrWrong() async throws {
         let gpx = ["route", "upload", "--gpx", "/nonexistent/route.gpx"]
         // Only white space is no passphrase: the app trims it too.
-        #expect(await failure(gpx + ["--passphrase", "  \n", "--key", "k", "--secret", "s"])
+        #expect(
+            await failure(gpx + ["--passphrase", "  \n", "--key", "k", "--secret", "s"])
                 == "give a non-empty --passphrase (or --passphrase-file, CUSTODIAN_ROUTE_PASSPHRASE or CUSTODIAN_ROUTE_PASSPHRASE_FILE)")
-        #expect(await failure(gpx + ["--passphrase-file", "/nonexistent/passphrase", "--key", "k", "--secret", "s"])
+        #expect(
+            await failure(gpx + ["--passphrase-file", "/nonexistent/passphrase", "--key", "k", "--secret", "s"])
                 == "cannot read the passphrase file /nonexistent/passphrase")
-        #expect(await failure(gpx + ["--passphrase", "secret", "--key", "k"])
+        #expect(
+            await failure(gpx + ["--passphrase", "secret", "--key", "k"])
                 == "give the API consumer's --key and --secret (or CUSTODIAN_API_KEY and CUSTODIAN_API_SECRET)")
-        #expect(await failure(gpx + ["--passphrase", "secret", "--key", "k", "--secret", "s", "--server", "ftp://127.0.0.1"])
+        #expect(
+            await failure(gpx + ["--passphrase", "secret", "--key", "k", "--secret", "s", "--server", "ftp://127.0.0.1"])
                 == "--server must be an http(s) URL, e.g. https://127.0.0.1:8443")
-        #expect(await failure(gpx + ["--passphrase", "secret", "--key", "k", "--secret", "s", "--accuracy=-1"]) == "--accuracy is a number of metres")
+        #expect(
+            await failure(gpx + ["--passphrase", "secret", "--key", "k", "--secret", "s", "--accuracy=-1"]) == "--accuracy is a number of metres")
         #expect(await failure(gpx + ["--passphrase", "secret", "--key", "k", "--secret", "s"]) == "cannot read /nonexistent/route.gpx")
     }
 

@@ -9,13 +9,16 @@ import Testing
 struct ConnectionOptionTests {
     @Test func aCertificateProblemSaysHowToTrustUpsCertificate() throws {
         let trust = try TLSTrustOptions.parse([])
-        let refused = trust.explain(description: "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED]))",
-                                    server: "https://10.0.0.5:8443")
+        let refused = trust.explain(
+            description:
+                "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED]))",
+            server: "https://10.0.0.5:8443")
         #expect(refused.description.hasPrefix("https://10.0.0.5:8443 presented a certificate this command does not trust."))
         #expect(refused.description.contains("--ca-file (.custodian/tls/cert.pem in the directory it runs in"))
         #expect(refused.description.contains("--insecure skips the check (development only)"))
         // Anything else is only the reason.
-        #expect(trust.explain(description: "connection refused", server: "https://127.0.0.1:9").description
+        #expect(
+            trust.explain(description: "connection refused", server: "https://127.0.0.1:9").description
                 == "cannot reach https://127.0.0.1:9: connection refused")
     }
 
@@ -45,7 +48,8 @@ struct ConnectionOptionTests {
             try FileManager.default.createDirectory(atPath: data + "/postgres", withIntermediateDirectories: true)
             try "postgres-password\n".write(toFile: data + "/secrets/postgres-password", atomically: true, encoding: .utf8)
             // postmaster.pid: pid, data directory, start time, port, …
-            try "4242\n\(data)/postgres\n1700000000\n54321\n/tmp\n".write(toFile: data + "/postgres/postmaster.pid", atomically: true, encoding: .utf8)
+            try "4242\n\(data)/postgres\n1700000000\n54321\n/tmp\n".write(
+                toFile: data + "/postgres/postmaster.pid", atomically: true, encoding: .utf8)
             let url = try ServerConnection.parse(["--data-dir", data]).privateClusterURL()
             #expect(url.host == "127.0.0.1" && url.port == 54321 && url.password == "postgres-password")
         }
@@ -56,7 +60,9 @@ struct ConnectionOptionTests {
     func adminCommandsFindTheDatabaseOfUp() async throws {
         try await withTemporaryDirectory { data in
             let error = #expect(throws: (any Error).self) { try Admin.DatabaseOption.parse(["--data-dir", data]).url() }
-            #expect(error.map(Admin.DatabaseOption.message(for:))?.hasPrefix("pass --database-url, set CUSTODIAN_DATABASE_URL, or run this where `custodian up` runs") == true)
+            #expect(
+                error.map(Admin.DatabaseOption.message(for:))?.hasPrefix(
+                    "pass --database-url, set CUSTODIAN_DATABASE_URL, or run this where `custodian up` runs") == true)
             try "postgres://postgres:secret@127.0.0.1:6543/custodian".write(toFile: data + "/admin-database.url", atomically: true, encoding: .utf8)
             let url = try Admin.DatabaseOption.parse(["--data-dir", data]).url()
             #expect(url.port == 6543 && url.username == "postgres" && url.database == "custodian")
@@ -68,7 +74,8 @@ struct ConnectionOptionTests {
     @Test func aConsumersNameAndSealingKeyAreCheckedBeforeTheDatabase() async {
         #expect(await failure(["admin", "create-consumer", "--name", "  "]) == "a name has 1 to 100 characters and no control characters")
         #expect(await failure(["admin", "create-consumer", "--name", "tab\tbed"]) == "a name has 1 to 100 characters and no control characters")
-        #expect(await failure(["admin", "create-consumer", "--name", "Photo tool", "--sealing-key-file", "/nonexistent/sealing-key"])
+        #expect(
+            await failure(["admin", "create-consumer", "--name", "Photo tool", "--sealing-key-file", "/nonexistent/sealing-key"])
                 == "cannot read the sealing key file /nonexistent/sealing-key")
     }
 }

@@ -10,14 +10,20 @@ import Testing
 @Suite("lemon call")
 struct LemonCallTests {
     @Test func onlyTheTracingAPIsMethodsAndRoutesAreCalled() async {
-        #expect(await failure(["lemon", "call", "PUT", "/api/v1/symptoms"])
+        #expect(
+            await failure(["lemon", "call", "PUT", "/api/v1/symptoms"])
                 == "METHOD is GET, POST or DELETE (the methods of the tracing API), not 'PUT'")
-        #expect(await failure(["lemon", "call", "GET", "/admin/v1/tokens"])
+        #expect(
+            await failure(["lemon", "call", "GET", "/admin/v1/tokens"])
                 == "PATH is a route of the tracing API, under /api/v1/ (for example /api/v1/symptoms), not '/admin/v1/tokens'")
-        #expect(await failure(["lemon", "call", "GET", "/api/v1/symptoms?language=de en"])
+        #expect(
+            await failure(["lemon", "call", "GET", "/api/v1/symptoms?language=de en"])
                 == "PATH holds spaces or other characters that must be percent-encoded: '/api/v1/symptoms?language=de en'")
-        #expect(await failure(["lemon", "call", "GET", "/api/v1/a#b"]) == "PATH holds spaces or other characters that must be percent-encoded: '/api/v1/a#b'")
-        #expect(await failure(["lemon", "call", "get", "/api/v1/symptoms", "{}"])
+        #expect(
+            await failure(["lemon", "call", "GET", "/api/v1/a#b"])
+                == "PATH holds spaces or other characters that must be percent-encoded: '/api/v1/a#b'")
+        #expect(
+            await failure(["lemon", "call", "get", "/api/v1/symptoms", "{}"])
                 == "GET requests of the tracing API have no body; give parameters in PATH's query")
     }
 
@@ -118,7 +124,9 @@ struct LemonKeysTests {
             #expect(rotated.keys.map(\.id) == ["2026-01", "2026-02"])
             #expect(try mode(path) == 0o600)
             // A generation's id is never given twice.
-            #expect(await failure(["lemon", "keys", "rotate", "--file", path, "--id", "2026-01"]) == "LEMON server key file: key id 2026-01 exists already")
+            #expect(
+                await failure(["lemon", "keys", "rotate", "--file", path, "--id", "2026-01"])
+                    == "LEMON server key file: key id 2026-01 exists already")
         }
     }
 
@@ -132,6 +140,8 @@ struct LemonKeysTests {
     }
 
     @Test func aMissingKeyFileIsNamed() async {
-        #expect(await failure(["lemon", "keys", "show", "--file", "/nonexistent/lemon-keys.json"]) == "cannot read the key file /nonexistent/lemon-keys.json")
+        #expect(
+            await failure(["lemon", "keys", "show", "--file", "/nonexistent/lemon-keys.json"])
+                == "cannot read the key file /nonexistent/lemon-keys.json")
     }
 }

@@ -29,7 +29,9 @@ struct LoadOptionTests {
     }
 
     @Test func aRateMakesTheLoadOpenWithItsRampUp() throws {
-        let plan = try Loadgen.parse(["--scenario", "vault", "--rate", "200", "--ramp-up", "10s", "--duration", "2m", "--clients", "4", "--no-verify"]).plan()
+        let plan = try Loadgen.parse([
+            "--scenario", "vault", "--rate", "200", "--ramp-up", "10s", "--duration", "2m", "--clients", "4", "--no-verify",
+        ]).plan()
         #expect(plan.model == .open(rate: 200, rampUp: .seconds(10)))
         #expect(plan.duration == .seconds(120))
         #expect(plan.scenarios.map { $0.0 } == [.vault])
@@ -55,6 +57,8 @@ struct LoadOptionTests {
 
     @Test func benchRefusesADurationOfNothing() async {
         #expect(await failure(["bench", "--duration", "0"]) == "--duration must be a duration such as 10s or 10 (seconds), not '0'")
-        #expect(await failure(["bench", "ingestion", "--duration", "a while"]) == "--duration must be a duration such as 10s or 10 (seconds), not 'a while'")
+        #expect(
+            await failure(["bench", "ingestion", "--duration", "a while"])
+                == "--duration must be a duration such as 10s or 10 (seconds), not 'a while'")
     }
 }

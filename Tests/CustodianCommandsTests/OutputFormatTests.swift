@@ -10,21 +10,22 @@ struct OutputFormatTests {
     /// `lemon call` lays the answer out as sent: the server's key order, numbers and strings untouched.
     @Test func indentedJSONKeepsTheServersTextAndOrder() {
         let answer = #"{"b":52.0907,"a":[],"c":{"d":"x, {y}: [z]","e":"say \"hi\", {"},"f":[1, 2],"g":{ }}"#
-        #expect(IndentedJSON.format(Array(answer.utf8)) == #"""
-            {
-              "b": 52.0907,
-              "a": [],
-              "c": {
-                "d": "x, {y}: [z]",
-                "e": "say \"hi\", {"
-              },
-              "f": [
-                1,
-                2
-              ],
-              "g": {}
-            }
-            """#)
+        #expect(
+            IndentedJSON.format(Array(answer.utf8)) == #"""
+                {
+                  "b": 52.0907,
+                  "a": [],
+                  "c": {
+                    "d": "x, {y}: [z]",
+                    "e": "say \"hi\", {"
+                  },
+                  "f": [
+                    1,
+                    2
+                  ],
+                  "g": {}
+                }
+                """#)
     }
 
     /// COPY's text format: a value with a tab, line break or backslash stays one value, and nil is NULL.
@@ -42,18 +43,21 @@ struct OutputFormatTests {
     /// `geotag`'s closing table: columns padded to the widest cell, a skipped photo's reason running on.
     @Test func theGeotagSummaryLinesUpItsColumns() {
         let plan = [
-            PlannedPhoto(name: "IMG_0001.JPG", correctedTime: 1_764_000_005,
-                         action: .tag(GPSTags(position: GeoPosition(latitude: 52.09073, longitude: 5.12142, altitude: 4.26), time: 1_764_000_005))),
+            PlannedPhoto(
+                name: "IMG_0001.JPG", correctedTime: 1_764_000_005,
+                action: .tag(GPSTags(position: GeoPosition(latitude: 52.09073, longitude: 5.12142, altitude: 4.26), time: 1_764_000_005))),
             PlannedPhoto(name: "b.jpg", correctedTime: nil, action: .skip("no capture time")),
-            PlannedPhoto(name: "c.jpg", correctedTime: 1_764_000_100,
-                         action: .tag(GPSTags(position: GeoPosition(latitude: -33.9, longitude: 18.4, altitude: nil), time: 1_764_000_100))),
+            PlannedPhoto(
+                name: "c.jpg", correctedTime: 1_764_000_100,
+                action: .tag(GPSTags(position: GeoPosition(latitude: -33.9, longitude: 18.4, altitude: nil), time: 1_764_000_100))),
         ]
-        #expect(SummaryTable(plan).text == """
-            file          time (UTC)            latitude     longitude   altitude
-            IMG_0001.JPG  2025-11-24T16:00:05Z  52.0907300   5.1214200   4.3 m
-            b.jpg         -                     skipped: no capture time
-            c.jpg         2025-11-24T16:01:40Z  -33.9000000  18.4000000  -
-            """)
+        #expect(
+            SummaryTable(plan).text == """
+                file          time (UTC)            latitude     longitude   altitude
+                IMG_0001.JPG  2025-11-24T16:00:05Z  52.0907300   5.1214200   4.3 m
+                b.jpg         -                     skipped: no capture time
+                c.jpg         2025-11-24T16:01:40Z  -33.9000000  18.4000000  -
+                """)
     }
 }
 
@@ -98,12 +102,13 @@ struct FilesTests {
 struct UsageErrorTests {
     @Test func theSubcommandsOwnUsageIsShown() {
         let text = Custodian.usageError(.init("unknown service 'printer'"), of: Restart.self)
-        #expect(text == """
-            Error: unknown service 'printer'
-            Usage: custodian restart <service> [--data-dir <data-dir>]
-              See 'custodian restart --help' for more information.
+        #expect(
+            text == """
+                Error: unknown service 'printer'
+                Usage: custodian restart <service> [--data-dir <data-dir>]
+                  See 'custodian restart --help' for more information.
 
-            """)
+                """)
         let nested = Custodian.usageError(.init("a name has 1 to 100 characters"), of: Admin.CreateConsumer.self)
         #expect(nested.hasPrefix("Error: a name has 1 to 100 characters\nUsage: custodian admin create-consumer "))
         #expect(nested.hasSuffix("\n  See 'custodian admin create-consumer --help' for more information.\n"))

@@ -10,9 +10,13 @@ struct PlatformProgramsTests {
     static let adminURL = "postgres://postgres:admin-password@127.0.0.1:5432/custodian"
 
     static func programs(_ environment: [String: String] = [:], replicas: String = "devices=2") throws -> [Supervisor.Program] {
-        let urls = Dictionary(uniqueKeysWithValues: ["auth", "vault", "routes", "devices", "statistics", "links"].map { service in
-            (service, DatabaseURL(host: "127.0.0.1", port: 5432, username: "custodian_\(service)", password: "pw-\(service)", database: "custodian"))
-        })
+        let urls = Dictionary(
+            uniqueKeysWithValues: ["auth", "vault", "routes", "devices", "statistics", "links"].map { service in
+                (
+                    service,
+                    DatabaseURL(host: "127.0.0.1", port: 5432, username: "custodian_\(service)", password: "pw-\(service)", database: "custodian")
+                )
+            })
         let platform = PlatformPrograms(
             environment: environment, runtimeDirectory: "/data/run", parent: 4242, eventLoops: 1, publicBaseURL: "https://127.0.0.1:8443",
             binaries: "/opt/custodian/bin", logs: "/data/logs", databaseURLs: urls, sealingKeyFile: "/data/secrets/sealing-key",
@@ -62,6 +66,9 @@ struct PlatformProgramsTests {
         #expect(programs.allSatisfy { $0.environment["CUSTODIAN_EVENT_LOOPS"] == "3" })
         #expect(programs.allSatisfy { $0.environment["CUSTODIAN_PUBLIC_BASE_URL"] == "https://custodian.example" })
         let unset = try Self.programs(["CUSTODIAN_EVENT_LOOPS": "", "CUSTODIAN_PUBLIC_BASE_URL": ""])
-        #expect(unset.allSatisfy { $0.environment["CUSTODIAN_EVENT_LOOPS"] == "1" && $0.environment["CUSTODIAN_PUBLIC_BASE_URL"] == "https://127.0.0.1:8443" })
+        #expect(
+            unset.allSatisfy {
+                $0.environment["CUSTODIAN_EVENT_LOOPS"] == "1" && $0.environment["CUSTODIAN_PUBLIC_BASE_URL"] == "https://127.0.0.1:8443"
+            })
     }
 }

@@ -7,8 +7,10 @@ import Testing
 @Suite("restart")
 struct RestartTests {
     @Test func anUnknownServiceIsAUsageErrorNamingTheServices() async {
-        #expect(await failure(["restart", "printer"]) == "unknown service 'printer'; the services are auth, vault, routes, devices, statistics, links")
-        #expect(await failure(["restart", "gateway"]) == "unknown service 'gateway'; the services are auth, vault, routes, devices, statistics, links")
+        #expect(
+            await failure(["restart", "printer"]) == "unknown service 'printer'; the services are auth, vault, routes, devices, statistics, links")
+        #expect(
+            await failure(["restart", "gateway"]) == "unknown service 'gateway'; the services are auth, vault, routes, devices, statistics, links")
     }
 
     @Test func withoutARunningUpItSaysSoAndRequestsNothing() async throws {

@@ -24,9 +24,13 @@ struct SetupSecretsTests {
     ]
 
     static func databaseURLs() -> [String: DatabaseURL] {
-        Dictionary(uniqueKeysWithValues: ["auth", "vault", "routes", "devices", "statistics", "links"].map { service in
-            (service, DatabaseURL(host: "db", port: 5432, username: "custodian_\(service)", password: "password-of-\(service)", database: "custodian"))
-        })
+        Dictionary(
+            uniqueKeysWithValues: ["auth", "vault", "routes", "devices", "statistics", "links"].map { service in
+                (
+                    service,
+                    DatabaseURL(host: "db", port: 5432, username: "custodian_\(service)", password: "password-of-\(service)", database: "custodian")
+                )
+            })
     }
 
     @Test func eachProcessFolderHoldsOnlyWhatThatProcessReads() async throws {
@@ -58,10 +62,12 @@ struct SetupSecretsTests {
                 }
             }
             #expect(try String(contentsOfFile: "\(secrets)/auth/lemon-keys.json", encoding: .utf8) == lemonKeys.trimmed + "\n")
-            #expect(try String(contentsOfFile: "\(secrets)/gateway/tls/key.pem", encoding: .utf8)
+            #expect(
+                try String(contentsOfFile: "\(secrets)/gateway/tls/key.pem", encoding: .utf8)
                     == (try String(contentsOfFile: "\(secrets)/tls/key.pem", encoding: .utf8)).trimmed + "\n")
             // Readable by the process's user only.
-            for secret in ["auth/database.url", "auth/sealing-key", "auth/lemon-keys.json", "auth/rpc/key.pem", "gateway/tls/key.pem", "sealing-key"] {
+            for secret in ["auth/database.url", "auth/sealing-key", "auth/lemon-keys.json", "auth/rpc/key.pem", "gateway/tls/key.pem", "sealing-key"]
+            {
                 #expect(try mode("\(secrets)/\(secret)") == 0o600, "\(secret)")
             }
         }

@@ -11,8 +11,9 @@ import Testing
 struct HTTPShapeTests {
     static let inputs = [
         HTTPInput(),
-        HTTPInput(body: ["b": 1, "a": [true, "é\n"]], path: ["repo": "oyd.location", "id": "7"], query: ["page": ["1", "2"], "z": [""]],
-                  headers: ["user-agent": "curl/8"], cursor: "next/1"),
+        HTTPInput(
+            body: ["b": 1, "a": [true, "é\n"]], path: ["repo": "oyd.location", "id": "7"], query: ["page": ["1", "2"], "z": [""]],
+            headers: ["user-agent": "curl/8"], cursor: "next/1"),
         HTTPInput(body: "text", query: ["q": ["a&b"]]),
     ]
     static let replies = [

@@ -51,11 +51,14 @@ struct JSONValueCodecTests {
         var strings = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
         for _ in 0..<200 {
             let length = Int.random(in: 0..<20, using: &generator)
-            strings.append(String((0..<length).map { _ in Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)).flatMap { $0 } ?? "x") }))
+            strings.append(
+                String((0..<length).map { _ in Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)).flatMap { $0 } ?? "x") }))
         }
         for string in strings {
             let value = JSONValue.string(string)
-            #expect(String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: try Self.encoder.encode(value), as: UTF8.self), "\(Array(string.unicodeScalars))")
+            #expect(
+                String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: try Self.encoder.encode(value), as: UTF8.self),
+                "\(Array(string.unicodeScalars))")
             #expect(try JSONValue.parse(value.jsonBytes) == value)
         }
         for _ in 0..<500 {
@@ -67,8 +70,10 @@ struct JSONValueCodecTests {
     }
 
     @Test func malformedTextIsRefusedWhereFoundationRefusesIt() {
-        for text in ["", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"", "\"\\ud800\"",
-                     "[1] 2", "1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2"] {
+        for text in [
+            "", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"", "\"\\ud800\"",
+            "[1] 2", "1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2",
+        ] {
             #expect(throws: JSONValue.ParseError.self, "\(text)") { try JSONValue.parse(Array(text.utf8)) }
             #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == nil, "Foundation reads \(text)")
         }
@@ -87,9 +92,11 @@ struct JSONValueCodecTests {
 /// take and refuse the same texts, or a body the gateway let through would fail in the service (a 500, not a 400).
 @Suite("JSON values: checking without building agrees with reading")
 struct JSONValidationTests {
-    static let refused = ["", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"",
-                          "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "[1] 2", "1e400", "-1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2",
-                          "{\"a\":1,,}", "[\"\\u12\"]", "{\"k\":\"v\"} x"]
+    static let refused = [
+        "", "{", "[,]", "{,}", "[1,,2]", "{\"a\":}", "{'a':1}", "01", "1.", ".5", "-", "1e", "tru", "\"\u{1}\"", "\"\\x\"",
+        "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "[1] 2", "1e400", "-1e400", "{\"a\" 1}", "\"unterminated", "NaN", "[1,2",
+        "{\"a\":1,,}", "[\"\\u12\"]", "{\"k\":\"v\"} x",
+    ]
 
     static func validate(_ bytes: [UInt8], maximumDepth: Int = 512) throws(JSONValue.ParseError) -> JSONValue.Validation {
         let result = bytes.withUnsafeBytes { raw in
@@ -113,8 +120,10 @@ struct JSONValidationTests {
     }
 
     @Test func invalidUTF8AndDepthAreRefusedAlike() throws {
-        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0xFF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22],
-                               [0x5B, 0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22, 0x5D]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xC3, 0x28, 0x22], [0xFF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22],
+            [0x5B, 0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22, 0x5D],
+        ] {
             let theirs = #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(bytes) }
             let ours = #expect(throws: JSONValue.ParseError.self) { try Self.validate(bytes) }
             #expect(ours == theirs, "\(bytes)")
@@ -145,11 +154,18 @@ struct JSONValidationTests {
             case 1: return .bool(Bool.random(using: &generator))
             case 2: return .int(Int64.random(in: .min ... .max, using: &generator))
             case 3: return .double(Double.random(in: -1e300...1e300, using: &generator))
-            case 4: return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in
-                Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)) ?? "x") }))
+            case 4:
+                return .string(
+                    String(
+                        (0..<Int.random(in: 0..<12, using: &generator)).map { _ in
+                            Character(UnicodeScalar(UInt32.random(in: 0...0x2FFF, using: &generator)) ?? "x")
+                        }))
             case 5: return .array((0..<Int.random(in: 0..<5, using: &generator)).map { _ in document(depth + 1) })
-            default: return .object(Dictionary((0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)", document(depth + 1)) },
-                                               uniquingKeysWith: { first, _ in first }))
+            default:
+                return .object(
+                    Dictionary(
+                        (0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)", document(depth + 1)) },
+                        uniquingKeysWith: { first, _ in first }))
             }
         }
         for _ in 0..<300 {

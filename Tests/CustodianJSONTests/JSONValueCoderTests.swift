@@ -123,10 +123,11 @@ struct JSONValueCoderTests {
 
     static let samples = [
         Sample(name: "n/é\"", count: .min, ratio: -0.0, flag: true),
-        Sample(name: "", count: 0, ratio: 1e-7, flag: false, note: "x", inner: Inner(x: 7, tags: ["a/b"]), list: [Inner(x: 1, tags: [])],
-               map: ["k": 1, "": 2], numbers: [1: "a", -2: "b"], any: ["deep": [1, .double(2.5), nil, "s", [:]]], kind: .a,
-               when: Date(timeIntervalSinceReferenceDate: 1.25), data: Data([0, 1, 2, 255]), url: URL(string: "https://example.org/a?b=c"),
-               small: -300, single: 0.1, explicit: nil),
+        Sample(
+            name: "", count: 0, ratio: 1e-7, flag: false, note: "x", inner: Inner(x: 7, tags: ["a/b"]), list: [Inner(x: 1, tags: [])],
+            map: ["k": 1, "": 2], numbers: [1: "a", -2: "b"], any: ["deep": [1, .double(2.5), nil, "s", [:]]], kind: .a,
+            when: Date(timeIntervalSinceReferenceDate: 1.25), data: Data([0, 1, 2, 255]), url: URL(string: "https://example.org/a?b=c"),
+            small: -300, single: 0.1, explicit: nil),
     ]
 
     /// Byte for byte what `JSONEncoder` writes with sorted keys and slashes as they are, as every frame is written.
@@ -134,7 +135,9 @@ struct JSONValueCoderTests {
     func writesWhatFoundationWrites(sample: Sample) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        #expect(String(decoding: try JSONValueEncoder().encode(sample).jsonBytes, as: UTF8.self) == String(decoding: try encoder.encode(sample), as: UTF8.self))
+        #expect(
+            String(decoding: try JSONValueEncoder().encode(sample).jsonBytes, as: UTF8.self)
+                == String(decoding: try encoder.encode(sample), as: UTF8.self))
         #expect(try JSONValueDecoder().decode(Sample.self, from: JSONValueEncoder().encode(sample)) == sample)
     }
 

@@ -55,8 +55,9 @@ struct ClientServerTests {
             let heavy = try await client.call("test", "test.whereHeavy", context: context(), as: String.self)
             #expect(heavy == "pool")
             // A frame of 64 KiB or more is a lot of JSON to read: off the loop as well.
-            let large = try await client.call("test", "test.where", input: Echo(text: String(repeating: "x", count: OffLoop.largeBodySize)),
-                                              context: context(), as: String.self)
+            let large = try await client.call(
+                "test", "test.where", input: Echo(text: String(repeating: "x", count: OffLoop.largeBodySize)),
+                context: context(), as: String.self)
             #expect(large == "pool")
         }
     }
@@ -74,7 +75,8 @@ struct ClientServerTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<busy {
                     group.addTask {
-                        _ = try await client.call("test", "test.echo", input: Echo(text: "busy", delayMilliseconds: 2000), context: context(timeout: 60), as: Echo.self)
+                        _ = try await client.call(
+                            "test", "test.echo", input: Echo(text: "busy", delayMilliseconds: 2000), context: context(timeout: 60), as: Echo.self)
                     }
                 }
                 while started.value < busy { try await Task.sleep(for: .milliseconds(10)) }
@@ -130,7 +132,8 @@ struct ClientServerTests {
             defer { client.shutdown() }
             let started = ContinuousClock.now
             let error = await #expect(throws: RPCError.self) {
-                try await client.call("test", "test.echo", input: Echo(text: "x", delayMilliseconds: 10000), context: context(timeout: 0.2), as: Echo.self)
+                try await client.call(
+                    "test", "test.echo", input: Echo(text: "x", delayMilliseconds: 10000), context: context(timeout: 0.2), as: Echo.self)
             }
             #expect(error?.code == .deadlineExceeded)
             #expect(ContinuousClock.now - started < .seconds(5), "the 10 s call was not waited for")
@@ -146,10 +149,14 @@ struct ClientServerTests {
             let client = RPCClient(services: ["test": .directory(directory)], settings: settings, logger: testLogger)
             defer { client.shutdown() }
             let started = ContinuousClock.now
-            let far = Task { try await client.call("test", "test.echo", input: Echo(text: "far", delayMilliseconds: 6000), context: context(timeout: 4), as: Echo.self) }
+            let far = Task {
+                try await client.call(
+                    "test", "test.echo", input: Echo(text: "far", delayMilliseconds: 6000), context: context(timeout: 4), as: Echo.self)
+            }
             try await Task.sleep(for: .milliseconds(300))
             let near = await #expect(throws: RPCError.self) {
-                try await client.call("test", "test.echo", input: Echo(text: "near", delayMilliseconds: 6000), context: context(timeout: 0.3), as: Echo.self)
+                try await client.call(
+                    "test", "test.echo", input: Echo(text: "near", delayMilliseconds: 6000), context: context(timeout: 0.3), as: Echo.self)
             }
             #expect(near?.code == .deadlineExceeded)
             #expect(ContinuousClock.now - started < .seconds(3), "the near deadline waited for the far one")
@@ -166,7 +173,8 @@ struct ClientServerTests {
             defer { client.shutdown() }
             let started = ContinuousClock.now
             let call = Task {
-                try await client.call("test", "test.echo", input: Echo(text: "x", delayMilliseconds: 60000), context: context(timeout: 120), as: Echo.self)
+                try await client.call(
+                    "test", "test.echo", input: Echo(text: "x", delayMilliseconds: 60000), context: context(timeout: 120), as: Echo.self)
             }
             try await Task.sleep(for: .milliseconds(100))
             call.cancel()

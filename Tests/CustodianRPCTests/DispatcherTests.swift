@@ -23,7 +23,9 @@ struct DispatcherTests {
         let dispatcher = RPCDispatcher(methods: testMethods(started: started), logger: testLogger, errorMapper: { _ in nil })
         func call(_ method: String, as principal: String?) async throws -> [String: Any] {
             let context = principal.map { #"{"requestId":"t","principal":{"kind":"\#($0)","id":"p-\#($0)","scopes":[]}}"# } ?? #"{"requestId":"t"}"#
-            let response = try #require(await dispatcher.handle(ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"context":\#(context),"input":{}}}"#)))
+            let response = try #require(
+                await dispatcher.handle(
+                    ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"context":\#(context),"input":{}}}"#)))
             return try #require(try JSONSerialization.jsonObject(with: Data(response.readableBytesView)) as? [String: Any])
         }
         func refusal(_ response: [String: Any]) -> (code: Int?, message: String?) {
@@ -102,12 +104,15 @@ struct DispatcherTests {
 
     @Test func aPassedDeadlineIsRefusedWithoutRunning() async throws {
         let past = Int64(Date().addingTimeInterval(-1).timeIntervalSince1970 * 1000)
-        let response = try await answer(#"{"jsonrpc":"2.0","id":1,"method":"test.echo","params":{"context":{"requestId":"r","deadline":\#(past)},"input":{"text":"x"}}}"#)
+        let response = try await answer(
+            #"{"jsonrpc":"2.0","id":1,"method":"test.echo","params":{"context":{"requestId":"r","deadline":\#(past)},"input":{"text":"x"}}}"#)
         #expect(errorCode(response) == 504)
     }
 
     @Test func theContextReachesTheHandler() async throws {
-        let response = try await answer(#"{"jsonrpc":"2.0","id":1,"method":"test.whoami","params":{"context":{"requestId":"r","principal":{"kind":"admin","id":"a-1","scopes":[]}}}}"#)
+        let response = try await answer(
+            #"{"jsonrpc":"2.0","id":1,"method":"test.whoami","params":{"context":{"requestId":"r","principal":{"kind":"admin","id":"a-1","scopes":[]}}}}"#
+        )
         #expect(response?["result"] as? String == "a-1")
     }
 }

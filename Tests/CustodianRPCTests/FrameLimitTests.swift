@@ -16,7 +16,8 @@ struct FrameLimitTests {
             let before = try await client.call("test", "test.echo", input: Echo(text: "before"), context: context(), as: Echo.self)
             #expect(before.text == "before")
             let error = await #expect(throws: RPCError.self) {
-                try await client.call("test", "test.echo", input: Echo(text: String(repeating: "\u{1}", count: 1000)), context: context(), as: Echo.self)
+                try await client.call(
+                    "test", "test.echo", input: Echo(text: String(repeating: "\u{1}", count: 1000)), context: context(), as: Echo.self)
             }
             #expect(error?.code == .payloadTooLarge && error?.reason == "request_too_large", "6000 bytes once escaped")
             let after = try await client.call("test", "test.echo", input: Echo(text: "after"), context: context(), as: Echo.self)

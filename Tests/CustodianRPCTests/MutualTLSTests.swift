@@ -10,8 +10,10 @@ struct MutualTLSTests {
     static let authority = Result { try ClusterCertificates(name: "Custodian test CA") }
 
     /// A `devices` replica on TCP with its certificate, accepting `allowed`; `body` gets its endpoint and call count.
-    func withTLSServer(named names: [String] = ["devices", "devices-rpc.custodian.svc"], allowed: Set<String>? = ["gateway"],
-                       _ body: @Sendable (Endpoint, StartedCalls) async throws -> Void) async throws {
+    func withTLSServer(
+        named names: [String] = ["devices", "devices-rpc.custodian.svc"], allowed: Set<String>? = ["gateway"],
+        _ body: @Sendable (Endpoint, StartedCalls) async throws -> Void
+    ) async throws {
         let started = StartedCalls()
         let tls = try Self.authority.get().tls(for: names)
         let server = RPCServer(

@@ -94,7 +94,8 @@ struct ReplicaBalancingTests {
             defer { client.shutdown() }
             let started = ContinuousClock.now
             for index in 0..<30 {
-                let echoed = try await client.call("test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self, retry: .safe)
+                let echoed = try await client.call(
+                    "test", "test.echo", input: Echo(text: "\(index)"), context: context(), as: Echo.self, retry: .safe)
                 #expect(echoed.text == "\(index)")
             }
             // Ejected after its first loss for a second, then for two: picked at random it would have had some fifteen.

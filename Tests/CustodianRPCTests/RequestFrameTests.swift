@@ -10,8 +10,10 @@ import Testing
 struct RequestFrameTests {
     static let contexts = [
         CallContext(requestID: "r-1"),
-        CallContext(requestID: "r-2 \"quoted\"", deadline: Date(timeIntervalSince1970: 1_800_000_000.123),
-                    principal: Principal(kind: .device, id: "42", session: "s", scopes: ["a", "b/c"]), credential: Credential(token: "t", expectedKind: .user)),
+        CallContext(
+            requestID: "r-2 \"quoted\"", deadline: Date(timeIntervalSince1970: 1_800_000_000.123),
+            principal: Principal(kind: .device, id: "42", session: "s", scopes: ["a", "b/c"]), credential: Credential(token: "t", expectedKind: .user)
+        ),
         CallContext(requestID: "r-3", principal: Principal(kind: .admin, id: "x")),
         // An admin identity's label travels with it, for the services' logs and the audit log.
         CallContext(requestID: "r-4", principal: Principal(kind: .admin, id: "y", scopes: ["owner"], name: "Ana \"field\" é")),
@@ -19,8 +21,9 @@ struct RequestFrameTests {
 
     static let inputs = [
         HTTPInput(),
-        HTTPInput(body: ["b": 1, "a": [true, "é\n"]], path: ["repo": "oyd.location", "id": "7"], query: ["page": ["1", "2"], "z": [""]],
-                  headers: ["user-agent": "curl/8"], cursor: "next/1"),
+        HTTPInput(
+            body: ["b": 1, "a": [true, "é\n"]], path: ["repo": "oyd.location", "id": "7"], query: ["page": ["1", "2"], "z": [""]],
+            headers: ["user-agent": "curl/8"], cursor: "next/1"),
         HTTPInput(body: "text", query: ["q": ["a&b"]]),
     ]
 
@@ -75,7 +78,9 @@ struct ResponseFrameTests {
         ]
         for error in errors {
             for id in Self.ids {
-                let tree = JSONValue.object(["jsonrpc": "2.0", "id": try JSONValueEncoder().encode(id), "error": try JSONValueEncoder().encode(error.object)]).jsonBytes
+                let tree = JSONValue.object([
+                    "jsonrpc": "2.0", "id": try JSONValueEncoder().encode(id), "error": try JSONValueEncoder().encode(error.object),
+                ]).jsonBytes
                 #expect(Array(buffer: dispatcher.encodeError(error, id: id)) == tree, "\(error)")
             }
         }
@@ -87,7 +92,8 @@ struct ResponseFrameTests {
         let value: JSONValue = ["server_time": "2026-11-26T19:00:00", "size": 1, "nested": [nil, true, .double(0.5)]]
         for id in Self.ids {
             func tree(_ result: some Encodable) throws -> [UInt8] {
-                JSONValue.object(["jsonrpc": "2.0", "id": try JSONValueEncoder().encode(id), "result": try JSONValueEncoder().encode(result)]).jsonBytes
+                JSONValue.object(["jsonrpc": "2.0", "id": try JSONValueEncoder().encode(id), "result": try JSONValueEncoder().encode(result)])
+                    .jsonBytes
             }
             #expect(Array(buffer: try RPCMethods.encode(value, id: id)) == (try tree(value)))
             #expect(Array(buffer: try RPCMethods.encode(reply, id: id)) == (try tree(reply)))

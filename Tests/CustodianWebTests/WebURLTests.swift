@@ -8,8 +8,10 @@ struct WebURLTests {
         for good in ["https://example.org", "http://example.org/manual/x?y=1#z", "HTTPS://xn--d1acufc.xn--p1ai/", "http://example.org/%C3%B4"] {
             #expect(WebURL.isWeb(good), "\(good)")
         }
-        for bad in ["http://ô", "httP://🇺🇸", "https://exa mple.org", "https://", "ftp://example.org", "example.org", "", "https://example.org/\u{7F}",
-                    "https://example.org/" + String(repeating: "a", count: 2048)] {
+        for bad in [
+            "http://ô", "httP://🇺🇸", "https://exa mple.org", "https://", "ftp://example.org", "example.org", "", "https://example.org/\u{7F}",
+            "https://example.org/" + String(repeating: "a", count: 2048),
+        ] {
             #expect(!WebURL.isWeb(bad), "\(bad)")
         }
         #expect(WebURL.parse("warmtewachter://account/abc")?.scheme == "warmtewachter")

@@ -37,8 +37,9 @@ struct ComposeFileTests {
                 Issue.record("service '\(service.name)' has no command, and the image has no default service")
                 continue
             }
-            #expect(products.contains(executable),
-                    "service '\(service.name)' runs '\(executable)', which is not an executable product in Package.swift")
+            #expect(
+                products.contains(executable),
+                "service '\(service.name)' runs '\(executable)', which is not an executable product in Package.swift")
         }
         let running = Set(compose.projectServices.compactMap(\.command.first))
         for product in products where product != Self.commandLineProduct && product != Self.multiCallProduct {
@@ -49,16 +50,18 @@ struct ComposeFileTests {
     @Test func setupProvisionsTheSecretsBeforeTheServicesStart() throws {
         let setup = try #require(compose.setupService, "no service runs `\(Self.commandLineProduct) setup`")
         for service in platformServices {
-            #expect(service.dependencies[setup.name] == "service_completed_successfully",
-                    "service '\(service.name)' does not wait for '\(setup.name)' to complete successfully")
+            #expect(
+                service.dependencies[setup.name] == "service_completed_successfully",
+                "service '\(service.name)' does not wait for '\(setup.name)' to complete successfully")
         }
     }
 
     @Test func everyMountedVolumeIsDeclared() {
         for service in compose.services {
             for volume in service.mounts.compactMap(\.volume) {
-                #expect(compose.volumes.contains(volume),
-                        "service '\(service.name)' mounts volume '\(volume)', which is not declared under top-level `volumes`")
+                #expect(
+                    compose.volumes.contains(volume),
+                    "service '\(service.name)' mounts volume '\(volume)', which is not declared under top-level `volumes`")
             }
         }
     }
@@ -72,11 +75,13 @@ struct ComposeFileTests {
                 }
                 switch condition {
                 case "service_healthy":
-                    #expect(dependency.hasHealthcheck,
-                            "service '\(service.name)' waits for '\(name)' to be healthy, but '\(name)' has no healthcheck")
+                    #expect(
+                        dependency.hasHealthcheck,
+                        "service '\(service.name)' waits for '\(name)' to be healthy, but '\(name)' has no healthcheck")
                 case "service_completed_successfully":
-                    #expect(dependency.restart == nil || dependency.restart == "no" || dependency.restart == "false",
-                            "service '\(service.name)' waits for '\(name)' to complete, but '\(name)' restarts (\(dependency.restart ?? ""))")
+                    #expect(
+                        dependency.restart == nil || dependency.restart == "no" || dependency.restart == "false",
+                        "service '\(service.name)' waits for '\(name)' to complete, but '\(name)' restarts (\(dependency.restart ?? ""))")
                 default:
                     break
                 }
@@ -94,8 +99,9 @@ struct ComposeFileTests {
                     continue
                 }
                 if let volume = mount.volume {
-                    #expect(writtenBySetup.contains(volume),
-                            "service '\(service.name)': \(key) reads volume '\(volume)', which '\(setup.name)' does not write")
+                    #expect(
+                        writtenBySetup.contains(volume),
+                        "service '\(service.name)': \(key) reads volume '\(volume)', which '\(setup.name)' does not write")
                 }
             }
         }
@@ -110,8 +116,9 @@ struct ComposeFileTests {
         let setupSecrets = setup.mounts.filter { !$0.readOnly && $0.volume != nil }
         let secretVolumes = Set(setupSecrets.compactMap(\.volume))
         // Setup's own volume: the one the per-process volumes are mounted inside.
-        let root = try #require(setupSecrets.first { mount in setupSecrets.contains { $0.target.hasPrefix(mount.target + "/") } },
-                                "setup mounts no secrets volume with per-process volumes inside it")
+        let root = try #require(
+            setupSecrets.first { mount in setupSecrets.contains { $0.target.hasPrefix(mount.target + "/") } },
+            "setup mounts no secrets volume with per-process volumes inside it")
         for service in compose.services {
             for mount in service.mounts {
                 #expect(mount.subpath == nil, "service '\(service.name)' mounts a subpath of '\(mount.volume ?? "")', which engines before 26 ignore")
@@ -124,8 +131,9 @@ struct ComposeFileTests {
             #expect(own != nil, "setup mounts no volume at \(root.target)/\(executable) for service '\(service.name)'")
             #expect(secretMounts.count == 1, "service '\(service.name)' mounts \(secretMounts.count) secrets volumes, not only its own")
             for mount in secretMounts {
-                #expect(mount.volume == own?.volume,
-                        "service '\(service.name)' mounts '\(mount.volume ?? "")', not its own secrets volume '\(own?.volume ?? "?")'")
+                #expect(
+                    mount.volume == own?.volume,
+                    "service '\(service.name)' mounts '\(mount.volume ?? "")', not its own secrets volume '\(own?.volume ?? "?")'")
                 #expect(mount.readOnly, "service '\(service.name)' mounts its secrets writable")
             }
             let expected: [(String, Bool)] = [
@@ -134,24 +142,28 @@ struct ComposeFileTests {
                 ("CUSTODIAN_DATABASE_URL_FILE", Platform.services.contains(executable)),
             ]
             for (key, reads) in expected {
-                #expect((service.environment[key] != nil) == reads,
-                        "service '\(service.name)' \(reads ? "reads" : "does not read") \(key) but compose \(reads ? "does not set" : "sets") it")
+                #expect(
+                    (service.environment[key] != nil) == reads,
+                    "service '\(service.name)' \(reads ? "reads" : "does not read") \(key) but compose \(reads ? "does not set" : "sets") it")
             }
         }
     }
 
     @Test func gatewayServesTLSOn8443() throws {
-        let gateway = try #require(compose.projectServices.first { $0.command.first == "gateway" },
-                                   "no service runs the gateway")
-        #expect(gateway.ports.contains { $0.container == "8443" && $0.host != nil },
-                "service '\(gateway.name)' does not publish container port 8443 on the host")
+        let gateway = try #require(
+            compose.projectServices.first { $0.command.first == "gateway" },
+            "no service runs the gateway")
+        #expect(
+            gateway.ports.contains { $0.container == "8443" && $0.host != nil },
+            "service '\(gateway.name)' does not publish container port 8443 on the host")
         for key in ["CUSTODIAN_TLS_CERTIFICATE", "CUSTODIAN_TLS_KEY"] {
             guard let path = gateway.environment[key], !path.isEmpty else {
                 Issue.record("service '\(gateway.name)' does not set \(key)")
                 continue
             }
-            #expect(gateway.mount(containing: path) != nil,
-                    "service '\(gateway.name)': \(key)=\(path) is not under any path the service mounts")
+            #expect(
+                gateway.mount(containing: path) != nil,
+                "service '\(gateway.name)': \(key)=\(path) is not under any path the service mounts")
         }
     }
 
@@ -163,8 +175,9 @@ struct ComposeFileTests {
     // The gateway owns the one published port and setup runs once; every other service must accept `--scale`.
     @Test func servicesCanBeScaled() {
         for service in platformServices where service.command.first != "gateway" {
-            #expect(service.containerName == nil,
-                    "service '\(service.name)' sets container_name '\(service.containerName ?? "")', so it cannot be scaled")
+            #expect(
+                service.containerName == nil,
+                "service '\(service.name)' sets container_name '\(service.containerName ?? "")', so it cannot be scaled")
             for host in service.ports.compactMap(\.host) {
                 Issue.record("service '\(service.name)' publishes host port \(host), so a second replica could not start")
             }
@@ -173,22 +186,27 @@ struct ComposeFileTests {
 
     // The gateway discovers replicas by listing the runtime directory, so every service must put its socket there.
     @Test func everyServiceSharesTheRuntimeDirectory() throws {
-        let gateway = try #require(compose.projectServices.first { $0.command.first == "gateway" },
-                                   "no service runs the gateway")
-        let directory = try #require(gateway.environment["CUSTODIAN_RUNTIME_DIR"],
-                                     "service '\(gateway.name)' does not set CUSTODIAN_RUNTIME_DIR")
-        let volume = try #require(gateway.mounts.first { $0.target == directory }?.volume,
-                                  "service '\(gateway.name)' mounts no named volume at CUSTODIAN_RUNTIME_DIR \(directory)")
+        let gateway = try #require(
+            compose.projectServices.first { $0.command.first == "gateway" },
+            "no service runs the gateway")
+        let directory = try #require(
+            gateway.environment["CUSTODIAN_RUNTIME_DIR"],
+            "service '\(gateway.name)' does not set CUSTODIAN_RUNTIME_DIR")
+        let volume = try #require(
+            gateway.mounts.first { $0.target == directory }?.volume,
+            "service '\(gateway.name)' mounts no named volume at CUSTODIAN_RUNTIME_DIR \(directory)")
         for service in platformServices {
             let own = service.environment["CUSTODIAN_RUNTIME_DIR"]
-            #expect(own == directory,
-                    "service '\(service.name)' sets CUSTODIAN_RUNTIME_DIR to \(own ?? "nothing"), not \(directory) like the gateway")
+            #expect(
+                own == directory,
+                "service '\(service.name)' sets CUSTODIAN_RUNTIME_DIR to \(own ?? "nothing"), not \(directory) like the gateway")
             guard let mount = service.mounts.first(where: { $0.target == directory }) else {
                 Issue.record("service '\(service.name)' mounts nothing at the runtime directory \(directory)")
                 continue
             }
-            #expect(mount.volume == volume,
-                    "service '\(service.name)' mounts \(mount.volume ?? "a non-volume") at \(directory), not the shared volume '\(volume)'")
+            #expect(
+                mount.volume == volume,
+                "service '\(service.name)' mounts \(mount.volume ?? "a non-volume") at \(directory), not the shared volume '\(volume)'")
             #expect(!mount.readOnly, "service '\(service.name)' mounts the runtime directory read-only and cannot create its socket")
         }
     }
@@ -202,8 +220,9 @@ struct ComposeFileTests {
             #expect(staged.contains(product), "Deploy/Dockerfile does not copy the executable '\(product)' into /staging")
         }
         let runtimeStage = dockerfile.finalStage
-        #expect(runtimeStage.contains { $0.keyword == "COPY" && $0.arguments.contains("/staging") && $0.arguments.contains("/usr/local/bin") },
-                "the runtime stage of Deploy/Dockerfile does not copy /staging into /usr/local/bin")
+        #expect(
+            runtimeStage.contains { $0.keyword == "COPY" && $0.arguments.contains("/staging") && $0.arguments.contains("/usr/local/bin") },
+            "the runtime stage of Deploy/Dockerfile does not copy /staging into /usr/local/bin")
     }
 
     /// The image holds the multi-call executable under every product's name: its `main` must run each of them.
@@ -216,9 +235,10 @@ struct ComposeFileTests {
     }
 
     @Test func runtimeImageInstallsSystemLibraries() {
-        let installed = Set(dockerfile.finalStage
-            .filter { $0.keyword == "RUN" && $0.arguments.contains("apt-get") }
-            .flatMap { Dockerfile.words(in: $0.arguments) })
+        let installed = Set(
+            dockerfile.finalStage
+                .filter { $0.keyword == "RUN" && $0.arguments.contains("apt-get") }
+                .flatMap { Dockerfile.words(in: $0.arguments) })
         for package in ["libsodium23", "libqrencode4", "libpng16-16", "libzbar0", "libturbojpeg0", "ca-certificates", "tzdata"] {
             #expect(installed.contains(package), "the runtime stage of Deploy/Dockerfile does not install \(package)")
         }
@@ -347,10 +367,11 @@ extension ComposeService {
         switch fields["environment"] {
         case nil: environment = [:]
         case let list as [Any]:
-            environment = Dictionary(list.compactMap(scalar).map { entry -> (String, String) in
-                let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-            }, uniquingKeysWith: { _, last in last })
+            environment = Dictionary(
+                list.compactMap(scalar).map { entry -> (String, String) in
+                    let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+                }, uniquingKeysWith: { _, last in last })
         case let value:
             environment = try mapping(value, "\(context) environment").mapValues { scalar($0) ?? "" }
         }
@@ -390,10 +411,11 @@ extension ComposeMount {
             }
             let type = fields["type"].flatMap(scalar) ?? "volume"
             let options = (fields["volume"] as? [String: Any]) ?? [:]
-            self.init(volume: type == "volume" ? fields["source"].flatMap(scalar) : nil,
-                      target: target,
-                      readOnly: fields["read_only"].flatMap(scalar) == "true",
-                      subpath: options["subpath"].flatMap(scalar))
+            self.init(
+                volume: type == "volume" ? fields["source"].flatMap(scalar) : nil,
+                target: target,
+                readOnly: fields["read_only"].flatMap(scalar) == "true",
+                subpath: options["subpath"].flatMap(scalar))
         }
     }
 }

@@ -14,7 +14,7 @@ struct DocumentationConventionsTests {
     static let allowedAddresses: Set<String> = [
         // The error `custodian route upload` and `custodian geotag` give for a server that does not answer: port 1
         // is one nothing listens on, not a platform the examples ran against.
-        "geotag.md 127.0.0.1:1",
+        "geotag.md 127.0.0.1:1"
     ]
 
     /// A loopback address with its port, also URL-encoded (`127.0.0.1%3A8443`, as in a `PIA_URL=` query).
@@ -55,7 +55,8 @@ struct DocumentationConventionsTests {
             for (index, line) in page.lines.enumerated() {
                 for match in line.matches(of: Self.localAddress) where match.output.1 != Self.defaultPort {
                     guard !Self.allowedAddresses.contains("\(page.name) \(match.output.0)") else { continue }
-                    Issue.record("""
+                    Issue.record(
+                        """
                         docs/\(page.name):\(index + 1): `\(match.output.0)` is not the default port; use \
                         https://127.0.0.1:\(Self.defaultPort) (or "$B/…"), as README.md's "Try it" does
                         """)
@@ -100,7 +101,9 @@ struct DocumentationConventionsTests {
             }
             guard let firstUse else { continue }
             let explained = page.lines[..<firstUse].contains { $0.contains("README.md#try-it") }
-            #expect(explained, """
+            #expect(
+                explained,
+                """
                 docs/\(page.name):\(firstUse + 1) uses $B or $TOKEN, but no line before it says how they are set (a link \
                 to ../README.md#try-it with `B=https://127.0.0.1:8443`, `TOKEN=$(cat .custodian/admin-token)`)
                 """)

@@ -30,7 +30,8 @@ struct KubernetesManifestTests {
     var processes: [(executable: String, deployment: KubernetesDeployment, container: KubernetesContainer)] {
         manifests.deployments.compactMap { deployment in
             guard let run = runs(deployment), run.executable != ComposeFileTests.commandLineProduct,
-                products.contains(run.executable) else { return nil }
+                products.contains(run.executable)
+            else { return nil }
             return (run.executable, deployment, run.container)
         }
     }
@@ -40,11 +41,13 @@ struct KubernetesManifestTests {
         try #require(!manifests.deployments.isEmpty, "found no Deployment in the files \(Self.folder)/kustomization.yaml lists")
         for deployment in manifests.deployments {
             guard let executable = runs(deployment)?.executable else {
-                Issue.record("Deployment '\(deployment.name)' (\(deployment.file)) has no container with a command, and the image has no default service")
+                Issue.record(
+                    "Deployment '\(deployment.name)' (\(deployment.file)) has no container with a command, and the image has no default service")
                 continue
             }
-            #expect(products.contains(executable),
-                    "Deployment '\(deployment.name)' runs '\(executable)', which is not an executable product in Package.swift")
+            #expect(
+                products.contains(executable),
+                "Deployment '\(deployment.name)' runs '\(executable)', which is not an executable product in Package.swift")
         }
         let running = Set(processes.map { $0.executable })
         for product in products where product != ComposeFileTests.commandLineProduct && product != ComposeFileTests.multiCallProduct {
@@ -55,10 +58,14 @@ struct KubernetesManifestTests {
     /// `<service> --probe live|ready` asks the replica in its own container; another executable would ask another service.
     @Test func serviceDeploymentsProbeTheirOwnReplica() {
         for (executable, deployment, container) in processes where Platform.services.contains(executable) {
-            #expect(container.livenessExec == [executable, "--probe", "live"],
-                    "Deployment '\(deployment.name)': the liveness probe runs \(String(describing: container.livenessExec)), not [\(executable), --probe, live]")
-            #expect(container.readinessExec == [executable, "--probe", "ready"],
-                    "Deployment '\(deployment.name)': the readiness probe runs \(String(describing: container.readinessExec)), not [\(executable), --probe, ready]")
+            #expect(
+                container.livenessExec == [executable, "--probe", "live"],
+                "Deployment '\(deployment.name)': the liveness probe runs \(String(describing: container.livenessExec)), not [\(executable), --probe, live]"
+            )
+            #expect(
+                container.readinessExec == [executable, "--probe", "ready"],
+                "Deployment '\(deployment.name)': the readiness probe runs \(String(describing: container.readinessExec)), not [\(executable), --probe, ready]"
+            )
         }
     }
 
@@ -87,8 +94,9 @@ struct KubernetesManifestTests {
     @Test func eachDeploymentMountsOnlyItsOwnSecret() {
         for (executable, deployment, container) in processes {
             let secrets = deployment.volumes.filter { $0.secretName != nil }
-            #expect(secrets.map(\.secretName) == ["custodian-\(executable)"],
-                    "Deployment '\(deployment.name)' mounts the Secrets \(secrets.compactMap(\.secretName)), not only custodian-\(executable)")
+            #expect(
+                secrets.map(\.secretName) == ["custodian-\(executable)"],
+                "Deployment '\(deployment.name)' mounts the Secrets \(secrets.compactMap(\.secretName)), not only custodian-\(executable)")
             for volume in secrets {
                 for mount in deployment.containers.flatMap(\.mounts) where mount.volume == volume.name {
                     #expect(mount.readOnly, "Deployment '\(deployment.name)' mounts its Secret at \(mount.path) writable")
@@ -100,8 +108,10 @@ struct KubernetesManifestTests {
                 ("CUSTODIAN_DATABASE_URL_FILE", Platform.services.contains(executable)),
             ]
             for (key, reads) in expected {
-                #expect((container.environment[key] != nil) == reads,
-                        "Deployment '\(deployment.name)': \(executable) \(reads ? "reads" : "does not read") \(key) but the manifest \(reads ? "does not set" : "sets") it")
+                #expect(
+                    (container.environment[key] != nil) == reads,
+                    "Deployment '\(deployment.name)': \(executable) \(reads ? "reads" : "does not read") \(key) but the manifest \(reads ? "does not set" : "sets") it"
+                )
             }
         }
     }
@@ -122,8 +132,9 @@ struct KubernetesManifestTests {
                     }
                     guard let items = deployment.volumes.first(where: { $0.name == mount.volume })?.itemPaths else { continue }
                     let relative = String(path.dropFirst(mount.path.count).drop { $0 == "/" })
-                    #expect(items.contains(relative),
-                            "\(context): the volume '\(mount.volume)' mounted at \(mount.path) maps no key to \(relative) (it has \(items.sorted()))")
+                    #expect(
+                        items.contains(relative),
+                        "\(context): the volume '\(mount.volume)' mounted at \(mount.path) maps no key to \(relative) (it has \(items.sorted()))")
                 }
             }
         }
@@ -160,12 +171,15 @@ struct KubernetesManifestTests {
                         Issue.record("\(context): no Deployment runs \(callee)")
                         continue
                     }
-                    #expect(service.selector.allSatisfy { target.deployment.podLabels[$0.key] == $0.value } && !service.selector.isEmpty,
-                            "Service '\(service.name)' selects \(service.selector), which are not the labels of Deployment '\(target.deployment.name)'s pods")
+                    #expect(
+                        service.selector.allSatisfy { target.deployment.podLabels[$0.key] == $0.value } && !service.selector.isEmpty,
+                        "Service '\(service.name)' selects \(service.selector), which are not the labels of Deployment '\(target.deployment.name)'s pods"
+                    )
                     let listen = target.container.environment["CUSTODIAN_LISTEN"] ?? ""
                     let listenPort = listen.wholeMatch(of: #/tcp://[^:]+:([0-9]+)/#).flatMap { Int($0.output.1) }
-                    #expect(listenPort == port,
-                            "\(context): \(callee) listens on \(listen.isEmpty ? "no CUSTODIAN_LISTEN" : listen), not on port \(port)")
+                    #expect(
+                        listenPort == port,
+                        "\(context): \(callee) listens on \(listen.isEmpty ? "no CUSTODIAN_LISTEN" : listen), not on port \(port)")
                 }
             }
         }
@@ -179,8 +193,10 @@ struct KubernetesManifestTests {
         for (executable, deployment, container) in processes {
             let expected = Set(Platform.callers.filter { $0.value.contains(executable) }.keys)
             let given = Set(container.environment.keys.compactMap { $0.wholeMatch(of: pattern).map { $0.output.1.lowercased() } })
-            #expect(given == expected,
-                    "Deployment '\(deployment.name)': \(executable) calls \(expected.sorted()) (Platform.callers) but is given the ENDPOINTS of \(given.sorted())")
+            #expect(
+                given == expected,
+                "Deployment '\(deployment.name)': \(executable) calls \(expected.sorted()) (Platform.callers) but is given the ENDPOINTS of \(given.sorted())"
+            )
         }
     }
 
@@ -188,12 +204,15 @@ struct KubernetesManifestTests {
         for executable in ["gateway", "devices"] {
             let deployments = processes.filter { $0.executable == executable }.map { $0.deployment.name }
             let autoscalers = manifests.autoscalers.filter { $0.targetKind == "Deployment" && deployments.contains($0.targetName) }
-            #expect(!autoscalers.isEmpty,
-                    "no HorizontalPodAutoscaler targets a Deployment that runs \(executable) (\(deployments))")
+            #expect(
+                !autoscalers.isEmpty,
+                "no HorizontalPodAutoscaler targets a Deployment that runs \(executable) (\(deployments))")
         }
         for autoscaler in manifests.autoscalers {
-            #expect(autoscaler.targetKind == "Deployment" && manifests.deployments.contains { $0.name == autoscaler.targetName },
-                    "HorizontalPodAutoscaler '\(autoscaler.name)' targets \(autoscaler.targetKind) '\(autoscaler.targetName)', which is not a Deployment here")
+            #expect(
+                autoscaler.targetKind == "Deployment" && manifests.deployments.contains { $0.name == autoscaler.targetName },
+                "HorizontalPodAutoscaler '\(autoscaler.name)' targets \(autoscaler.targetKind) '\(autoscaler.targetName)', which is not a Deployment here"
+            )
         }
     }
 
@@ -311,24 +330,31 @@ struct KubernetesManifests: Sendable {
             let template = try kubeMapping(spec["template"], "\(context) spec.template")
             let pod = try kubeMapping(template["spec"], "\(context) spec.template.spec")
             let labels = try kubeMapping(kubeMapping(template["metadata"], "\(context) template metadata")["labels"], "\(context) pod labels")
-            deployments.append(KubernetesDeployment(
-                file: file, name: name,
-                podLabels: labels.compactMapValues(kubeScalar),
-                containers: try kubeList(pod["containers"], "\(context) containers").map { try KubernetesContainer(kubeMapping($0, context), context) },
-                volumes: try kubeList(pod["volumes"] ?? [Any](), "\(context) volumes").map { try KubernetesVolume(kubeMapping($0, context), context) }))
+            deployments.append(
+                KubernetesDeployment(
+                    file: file, name: name,
+                    podLabels: labels.compactMapValues(kubeScalar),
+                    containers: try kubeList(pod["containers"], "\(context) containers").map {
+                        try KubernetesContainer(kubeMapping($0, context), context)
+                    },
+                    volumes: try kubeList(pod["volumes"] ?? [Any](), "\(context) volumes").map {
+                        try KubernetesVolume(kubeMapping($0, context), context)
+                    }))
         case "Service":
-            services.append(KubernetesService(
-                name: name,
-                clusterIP: spec["clusterIP"].flatMap(kubeScalar),
-                publishNotReadyAddresses: spec["publishNotReadyAddresses"].flatMap(kubeScalar) == "true",
-                selector: try kubeMapping(spec["selector"] ?? [String: Any](), "\(context) selector").compactMapValues(kubeScalar),
-                ports: try kubeList(spec["ports"] ?? [Any](), "\(context) ports").compactMap { port in
-                    try kubeMapping(port, "\(context) port")["port"].flatMap(kubeScalar).flatMap { Int($0) }
-                }))
+            services.append(
+                KubernetesService(
+                    name: name,
+                    clusterIP: spec["clusterIP"].flatMap(kubeScalar),
+                    publishNotReadyAddresses: spec["publishNotReadyAddresses"].flatMap(kubeScalar) == "true",
+                    selector: try kubeMapping(spec["selector"] ?? [String: Any](), "\(context) selector").compactMapValues(kubeScalar),
+                    ports: try kubeList(spec["ports"] ?? [Any](), "\(context) ports").compactMap { port in
+                        try kubeMapping(port, "\(context) port")["port"].flatMap(kubeScalar).flatMap { Int($0) }
+                    }))
         case "HorizontalPodAutoscaler":
             let target = try kubeMapping(spec["scaleTargetRef"], "\(context) scaleTargetRef")
-            autoscalers.append(KubernetesAutoscaler(
-                name: name, targetKind: target["kind"].flatMap(kubeScalar) ?? "", targetName: target["name"].flatMap(kubeScalar) ?? ""))
+            autoscalers.append(
+                KubernetesAutoscaler(
+                    name: name, targetKind: target["kind"].flatMap(kubeScalar) ?? "", targetName: target["name"].flatMap(kubeScalar) ?? ""))
         default:
             break
         }
@@ -362,7 +388,9 @@ extension KubernetesContainer {
         func probe(_ key: String) throws -> (exec: [String]?, http: KubernetesHTTPProbe?) {
             guard let value = fields[key] else { return (nil, nil) }
             let settings = try kubeMapping(value, "\(context) \(key)")
-            let exec = try settings["exec"].map { try kubeList(kubeMapping($0, "\(context) \(key).exec")["command"], "\(context) \(key).exec.command").compactMap(kubeScalar) }
+            let exec = try settings["exec"].map {
+                try kubeList(kubeMapping($0, "\(context) \(key).exec")["command"], "\(context) \(key).exec.command").compactMap(kubeScalar)
+            }
             let http = try settings["httpGet"].map { value in
                 let get = try kubeMapping(value, "\(context) \(key).httpGet")
                 return KubernetesHTTPProbe(path: get["path"].flatMap(kubeScalar), scheme: get["scheme"].flatMap(kubeScalar) ?? "HTTP")
@@ -386,7 +414,9 @@ extension KubernetesVolume {
         let configMap = try fields["configMap"].map { try kubeMapping($0, "\(context) volume '\(name)' configMap") }
         secretName = secret?["secretName"].flatMap(kubeScalar)
         itemPaths = try (secret ?? configMap)?["items"].map { items in
-            try kubeList(items, "\(context) volume '\(name)' items").compactMap { try kubeMapping($0, "\(context) volume '\(name)' item")["path"].flatMap(kubeScalar) }
+            try kubeList(items, "\(context) volume '\(name)' items").compactMap {
+                try kubeMapping($0, "\(context) volume '\(name)' item")["path"].flatMap(kubeScalar)
+            }
         }
     }
 }

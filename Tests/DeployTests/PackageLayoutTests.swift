@@ -14,8 +14,9 @@ struct PackageLayoutTests {
     /// The manifest's targets with a path: their names, folders and target dependencies (products left out).
     static func targets() throws -> [Target] {
         let manifest = try repositoryFile("Package.swift")
-        let pattern = try NSRegularExpression(pattern: #"name: "([A-Za-z]+)",\s*dependencies: \[(.*?)\],\s*path: "([^"]+)""#,
-                                              options: [.dotMatchesLineSeparators])
+        let pattern = try NSRegularExpression(
+            pattern: #"name: "([A-Za-z]+)",\s*dependencies: \[(.*?)\],\s*path: "([^"]+)""#,
+            options: [.dotMatchesLineSeparators])
         let text = manifest as NSString
         return pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length)).map { match in
             let dependencies = text.substring(with: match.range(at: 2))
@@ -30,8 +31,9 @@ struct PackageLayoutTests {
     /// Every target's folder, system libraries (no dependencies) included.
     static func folders() throws -> [String: String] {
         let manifest = try repositoryFile("Package.swift")
-        let pattern = try NSRegularExpression(pattern: #"name: "([A-Za-z]+)",\s*(?:dependencies: \[.*?\],\s*)?path: "([^"]+)""#,
-                                              options: [.dotMatchesLineSeparators])
+        let pattern = try NSRegularExpression(
+            pattern: #"name: "([A-Za-z]+)",\s*(?:dependencies: \[.*?\],\s*)?path: "([^"]+)""#,
+            options: [.dotMatchesLineSeparators])
         let text = manifest as NSString
         let pairs = pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length)).map {
             (text.substring(with: $0.range(at: 1)), text.substring(with: $0.range(at: 2)))
@@ -43,11 +45,14 @@ struct PackageLayoutTests {
         let targets = try Self.targets()
         let folders = try Self.folders()
         // A service's own code: `Services/<service>/<Name>Service` (the gateway's `GatewayKit`), not its `Main`.
-        let serviceLibraries = targets.filter { $0.path.hasPrefix("Services/") && !$0.path.hasSuffix("/Main") && !$0.path.hasPrefix("Services/custodian") }
+        let serviceLibraries = targets.filter {
+            $0.path.hasPrefix("Services/") && !$0.path.hasSuffix("/Main") && !$0.path.hasPrefix("Services/custodian")
+        }
         #expect(serviceLibraries.count >= 7, "found \(serviceLibraries.map(\.name))")
         for service in serviceLibraries {
             for dependency in service.dependencies {
-                let folder = try #require(folders[dependency], "\(service.name) depends on \(dependency), which the manifest does not define with a path")
+                let folder = try #require(
+                    folders[dependency], "\(service.name) depends on \(dependency), which the manifest does not define with a path")
                 #expect(folder.hasPrefix("Shared/"), "\(service.name) depends on \(dependency) (\(folder)); services depend only on Shared")
             }
         }

@@ -34,11 +34,16 @@ struct MeasurementPartitionTests {
             #expect(try await Self.rows(in: "devices.measurements_\(month)", on: harness) == 1)
 
             // A backlog from May 2021, a month with no partition of its own: it waits in the default partition.
-            let backlog = VariableIntervalUpload(uploadTime: Date(timeIntervalSince1970: 1_622_237_550), properties: [
-                .init(name: "heartbeat", measurements: [
-                    .init(timestamp: Date(timeIntervalSince1970: 1_622_237_500), value: "1"), .init(timestamp: Date(timeIntervalSince1970: 1_622_237_550), value: "1"),
-                ]),
-            ])
+            let backlog = VariableIntervalUpload(
+                uploadTime: Date(timeIntervalSince1970: 1_622_237_550),
+                properties: [
+                    .init(
+                        name: "heartbeat",
+                        measurements: [
+                            .init(timestamp: Date(timeIntervalSince1970: 1_622_237_500), value: "1"),
+                            .init(timestamp: Date(timeIntervalSince1970: 1_622_237_550), value: "1"),
+                        ])
+                ])
             let answer = try await harness.call(DevicesMethods.measurementsVariable, backlog, credential: device)
             #expect(try await Self.rows(in: "devices.measurements_default", on: harness) == 2)
 
@@ -67,7 +72,8 @@ struct MeasurementPartitionTests {
             let role = DatabaseProvisioner.role(for: "devices")
             try await MigrationRunner(schema: "devices", migrations: Array(DevicesMigrations.all.filter { $0.version < 5 }))
                 .run(on: client, as: role, logger: logger)
-            try await client.query("""
+            try await client.query(
+                """
                 WITH type AS (SELECT id FROM devices.device_types WHERE name = 'DSMR-P1-gateway'),
                 device AS (
                     INSERT INTO devices.devices (name, device_type_id, activation_token_hash)
@@ -110,7 +116,8 @@ struct ReadReplicaTests {
             settings: [RuntimeKey.databaseReadURL: nowhere, RuntimeKey.databaseWaitTimeout: "1s"]
         ) { harness in
             let device = try await UploadServiceTests.provisionedDevice(on: harness)
-            _ = try await harness.call(DevicesMethods.measurementsVariable, UploadServiceTests.heartbeat(at: Date(timeIntervalSince1970: 1_622_237_550)), credential: device)
+            _ = try await harness.call(
+                DevicesMethods.measurementsVariable, UploadServiceTests.heartbeat(at: Date(timeIntervalSince1970: 1_622_237_550)), credential: device)
             // The replica is down: the export says so as any dependency that is down does, and does not fall back
             // onto the primary it exists to spare.
             let error = await rpcError {

@@ -6,10 +6,12 @@ import Testing
 @Suite("Device label payloads (docs/twomes.md, step B4)")
 struct ProvisioningPayloadTests {
     @Test func theDocumentsTwoExamplesByteForByte() {
-        #expect(ProvisioningPayload.text(name: "TWOMES-0D45DF", pop: "810667973", transport: .ble)
-            == #"{"ver": "v1", "name": "TWOMES-0D45DF", "pop": "810667973", "transport": "ble"}"#)
-        #expect(ProvisioningPayload.text(name: "TWOMES-8E23A6", pop: "516319575", transport: .softap)
-            == #"{"ver": "v1", "name": "TWOMES-8E23A6", "pop": "516319575", "transport": "softap", "security": "1", "password": "516319575"}"#)
+        #expect(
+            ProvisioningPayload.text(name: "TWOMES-0D45DF", pop: "810667973", transport: .ble)
+                == #"{"ver": "v1", "name": "TWOMES-0D45DF", "pop": "810667973", "transport": "ble"}"#)
+        #expect(
+            ProvisioningPayload.text(name: "TWOMES-8E23A6", pop: "516319575", transport: .softap)
+                == #"{"ver": "v1", "name": "TWOMES-8E23A6", "pop": "516319575", "transport": "softap", "security": "1", "password": "516319575"}"#)
     }
 
     @Test func unusualTokensAreEscapedAsPythonDoes() {

@@ -44,7 +44,8 @@ struct TwomesTimeBoundsTests {
     /// that is not an offset at all is a 422, not a trap.
     @Test func offsetsUpToADayAndNoFurther() throws {
         #expect(try TwomesTime.parse(.string("2021-06-06T14:51:08+19:00"), at: at) == Date(timeIntervalSince1970: 1_622_991_068 - 19 * 3600))
-        #expect(try TwomesTime.parse(.string("2021-06-06T14:51:08-23:59"), at: at) == Date(timeIntervalSince1970: 1_622_991_068 + 23 * 3600 + 59 * 60))
+        #expect(
+            try TwomesTime.parse(.string("2021-06-06T14:51:08-23:59"), at: at) == Date(timeIntervalSince1970: 1_622_991_068 + 23 * 3600 + 59 * 60))
         for text in ["2021-06-06T14:51:08+24:00", "2021-06-06T14:51:08-99:99", "2021-06-06T14:51:08+18:60"] {
             #expect(reason(.string(text)) == "invalid datetime format", "\(text)")
         }
@@ -55,7 +56,9 @@ struct TwomesTimeBoundsTests {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt
         var generator = SystemRandomNumberGenerator()
-        let samples = [0, 1, 59, 86399, 86400, 951_782_400, 951_868_799, 4_102_444_799, 1_622_991_068] + (0..<2000).map { _ in Int.random(in: 0...4_102_444_800, using: &generator) }
+        let samples =
+            [0, 1, 59, 86399, 86400, 951_782_400, 951_868_799, 4_102_444_799, 1_622_991_068]
+            + (0..<2000).map { _ in Int.random(in: 0...4_102_444_800, using: &generator) }
         for seconds in samples {
             let date = Date(timeIntervalSince1970: TimeInterval(seconds) + 0.75)
             let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

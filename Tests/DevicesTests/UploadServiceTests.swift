@@ -23,7 +23,8 @@ struct UploadServiceTests {
         let app = Credential(token: activated.session_token, expectedKind: .account)
         let token = "device-\(UInt32.random(in: 0...UInt32.max))"
         let name = String(format: "TWOMES-%06x", UInt32.random(in: 0...0xFFFFFF))
-        _ = try await harness.call(DevicesMethods.deviceCreate, CreateDeviceRequest(name: name, deviceType: "DSMR-P1-gateway", activationToken: token), as: admin)
+        _ = try await harness.call(
+            DevicesMethods.deviceCreate, CreateDeviceRequest(name: name, deviceType: "DSMR-P1-gateway", activationToken: token), as: admin)
         _ = try await harness.call(DevicesMethods.deviceAttach, DeviceActivation(activationToken: token), credential: app)
         let device = try await harness.call(DevicesMethods.deviceActivate, DeviceActivation(activationToken: token))
         return Credential(token: device.session_token, expectedKind: .device)
@@ -51,12 +52,14 @@ struct UploadServiceTests {
 
     @Test func aRetriedUploadStoresNothingTwiceWhateverItsKeyOrder() async throws {
         try await Self.run { harness, device in
-            let first = try Self.upload(#"""
+            let first = try Self.upload(
+                #"""
                 {"upload_time":"1622237550","property_measurements":[
                   {"property_name":"eMeterReadingSupplyLow","measurements":[{"timestamp":"1622237500","value":"1.5"},{"timestamp":"1622237510","value":"1.6"}]},
                   {"property_name":"heartbeat","measurements":[{"timestamp":"1622237550","value":"1"}]}]}
                 """#)
-            let reordered = try Self.upload(#"""
+            let reordered = try Self.upload(
+                #"""
                 {"property_measurements":[
                   {"measurements":[{"value":"1.5","timestamp":"1622237500"},{"value":"1.6","timestamp":"1622237510"}],"property_name":"eMeterReadingSupplyLow"},
                   {"measurements":[{"value":"1","timestamp":"1622237550"}],"property_name":"heartbeat"}],"upload_time":"1622237550"}
@@ -71,9 +74,13 @@ struct UploadServiceTests {
             #expect(try await Self.count("devices.measurements", on: harness) == 3)
 
             // Parallel retries too.
-            let later = try Self.upload(#"{"upload_time":"1622237650","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"1622237650","value":"1"}]}]}"#)
+            let later = try Self.upload(
+                #"{"upload_time":"1622237650","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"1622237650","value":"1"}]}]}"#
+            )
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<6 { group.addTask { _ = try await harness.call(DevicesMethods.measurementsVariable.forwarded, later, credential: device) } }
+                for _ in 0..<6 {
+                    group.addTask { _ = try await harness.call(DevicesMethods.measurementsVariable.forwarded, later, credential: device) }
+                }
                 try await group.waitForAll()
             }
             #expect(try await Self.count("devices.uploads", on: harness) == 2)
@@ -84,25 +91,34 @@ struct UploadServiceTests {
     @Test func aRefusedUploadStoresNothing() async throws {
         try await Self.run { harness, device in
             let at = Date(timeIntervalSince1970: 1_622_237_550)
-            let unknownProperty = VariableIntervalUpload(uploadTime: at, properties: [
-                .init(name: "heartbeat", measurements: [.init(timestamp: at, value: "1")]),
-                .init(name: "roomTemp", measurements: [.init(timestamp: at, value: "21.5")]),
-            ])
+            let unknownProperty = VariableIntervalUpload(
+                uploadTime: at,
+                properties: [
+                    .init(name: "heartbeat", measurements: [.init(timestamp: at, value: "1")]),
+                    .init(name: "roomTemp", measurements: [.init(timestamp: at, value: "21.5")]),
+                ])
             let refused = await rpcError { try await harness.call(DevicesMethods.measurementsVariable, unknownProperty, credential: device) }
             #expect(refused == .badRequest("Invalid property name(s): {'roomTemp'}", reason: "invalid_property_names"))
-            let badTime = try Self.upload(#"""
+            let badTime = try Self.upload(
+                #"""
                 {"upload_time":"1622237550","property_measurements":[
                   {"property_name":"heartbeat","measurements":[{"timestamp":"1622237550","value":"1"},{"timestamp":"2021-05-28T21:32:30","value":"1"}]}]}
                 """#)
             let naive = await rpcError { try await harness.call(DevicesMethods.measurementsVariable.forwarded, badTime, credential: device) }
             #expect(naive?.code == .unprocessable)
-            #expect(naive?.details == [["loc": ["body", "property_measurements", "0", "measurements", "1", "timestamp"],
-                                        "msg": "datetime without timezone", "type": "value_error"]])
+            #expect(
+                naive?.details == [
+                    [
+                        "loc": ["body", "property_measurements", "0", "measurements", "1", "timestamp"],
+                        "msg": "datetime without timezone", "type": "value_error",
+                    ]
+                ])
             #expect(try await Self.count("devices.uploads", on: harness) == 0)
             #expect(try await Self.count("devices.measurements", on: harness) == 0)
             // A stranger learns nothing about the body's checks: the token is refused first.
             let stranger = await rpcError {
-                try await harness.call(DevicesMethods.measurementsVariable.forwarded, badTime, credential: Credential(token: "guess", expectedKind: .device))
+                try await harness.call(
+                    DevicesMethods.measurementsVariable.forwarded, badTime, credential: Credential(token: "guess", expectedKind: .device))
             }
             #expect(stranger?.code == .unauthenticated || stranger?.code == .forbidden, "\(String(describing: stranger))")
         }
@@ -115,7 +131,9 @@ struct UploadServiceTests {
             for (index, form) in forms.enumerated() {
                 let body: JSONValue = [
                     "upload_time": .int(1_622_237_600 + Int64(index)),
-                    "property_measurements": [["property_name": "heartbeat", "measurements": [["timestamp": form, "value": .string(String(index))]]]],
+                    "property_measurements": [
+                        ["property_name": "heartbeat", "measurements": [["timestamp": form, "value": .string(String(index))]]]
+                    ],
                 ]
                 _ = try await harness.call(DevicesMethods.measurementsVariable.forwarded, HTTPInput(body: body), credential: device)
             }
@@ -131,7 +149,8 @@ struct UploadServiceTests {
         try await Self.run { harness, device in
             func fixed(_ timestamp: String, interval: String, type: String, values: Int) throws -> HTTPInput {
                 let measurements = (0..<values).map { "\"\($0)\"" }.joined(separator: ",")
-                return try Self.upload(#"""
+                return try Self.upload(
+                    #"""
                     {"upload_time":"1622237550","property_measurements":[{"property_name":"eMeterReadingSupplyLow","timestamp":"\#(timestamp)",
                       "timestamp_type":"\#(type)","interval":\#(interval),"measurements":[\#(measurements)]}]}
                     """#)
@@ -154,8 +173,11 @@ struct UploadServiceTests {
             #expect(try await Self.count("devices.measurements", on: harness) == 0)
             // `end`: the last sample one interval before the timestamp.
             let series = FixedIntervalUpload.Series(
-                property: "eMeterReadingSupplyLow", timestamp: Date(timeIntervalSince1970: 1_622_237_550), timestampType: .end, interval: 60, values: ["1", "2", "3"])
-            let answer = try await harness.call(DevicesMethods.measurementsFixed, FixedIntervalUpload(uploadTime: Date(timeIntervalSince1970: 1_622_237_550), series: [series]), credential: device)
+                property: "eMeterReadingSupplyLow", timestamp: Date(timeIntervalSince1970: 1_622_237_550), timestampType: .end, interval: 60,
+                values: ["1", "2", "3"])
+            let answer = try await harness.call(
+                DevicesMethods.measurementsFixed, FixedIntervalUpload(uploadTime: Date(timeIntervalSince1970: 1_622_237_550), series: [series]),
+                credential: device)
             #expect(answer.size == 3)
             let times = try await harness.scalar(
                 "SELECT string_agg(extract(epoch FROM timestamp)::bigint::text, ',' ORDER BY timestamp) FROM devices.measurements", as: String.self)

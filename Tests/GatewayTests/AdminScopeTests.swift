@@ -12,20 +12,29 @@ import Testing
 struct AdminScopeTests {
     @Test func aScopeThatDoesNotIncludeTheRoutesIsA403InTheRoutesStyleAndNothingIsCalled() async throws {
         try await GatewayHarness.withGateway { client, harness in
-            try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"],
-                                     body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(
+                uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"],
+                body: ByteBuffer(string: "{}")
+            ) { response in
                 #expect(response.status == .forbidden)
-                #expect(String(buffer: response.body) == #"{"error":{"message":"This needs the operator scope; this identity has the researcher scope","reason":"insufficient_scope"}}"# + "\n")
+                #expect(
+                    String(buffer: response.body)
+                        == #"{"error":{"message":"This needs the operator scope; this identity has the researcher scope","reason":"insufficient_scope"}}"#
+                        + "\n")
             }
-            try await client.execute(uri: "/account/admin-echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"],
-                                     body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(
+                uri: "/account/admin-echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"],
+                body: ByteBuffer(string: "{}")
+            ) { response in
                 #expect(response.status == .forbidden)
-                #expect(String(buffer: response.body) == #"{"detail":"This needs the operator scope; this identity has the researcher scope"}"# + "\n")
+                #expect(
+                    String(buffer: response.body) == #"{"detail":"This needs the operator scope; this identity has the researcher scope"}"# + "\n")
             }
             // No entry: the call never began.
             #expect(harness.audit.records.isEmpty)
             // A wider scope includes the narrower one.
-            try await client.execute(uri: "/admin/v1/echo", method: .get, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"]) { response in
+            try await client.execute(uri: "/admin/v1/echo", method: .get, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"]) {
+                response in
                 #expect(response.status == .ok)
             }
         }
@@ -34,8 +43,10 @@ struct AdminScopeTests {
     @Test func anAdminCallIsRecordedBeforeAndAfterWithItsIdentityTargetsQueryAndCounts() async throws {
         try await GatewayHarness.withGateway { client, harness in
             var bytes = 0
-            try await client.execute(uri: "/admin/v1/echo?pseudonym=801186&limit=5", method: .get,
-                                     headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"]) { response in
+            try await client.execute(
+                uri: "/admin/v1/echo?pseudonym=801186&limit=5", method: .get,
+                headers: [.authorization: "Bearer \(GatewayHarness.researcherToken)"]
+            ) { response in
                 #expect(response.status == .ok)
                 bytes = response.body.readableBytes
             }
@@ -59,11 +70,16 @@ struct AdminScopeTests {
     @Test func anAdminCallWhoseEntryCannotBeWrittenIsRefusedWith503() async throws {
         try await GatewayHarness.withGateway { client, harness in
             harness.audit.fail(true)
-            try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"],
-                                     body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(
+                uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"],
+                body: ByteBuffer(string: "{}")
+            ) { response in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] == "2")
-                #expect(String(buffer: response.body) == #"{"error":{"message":"The audit log cannot be written, so this admin action was not performed","reason":"audit_unavailable"}}"# + "\n")
+                #expect(
+                    String(buffer: response.body)
+                        == #"{"error":{"message":"The audit log cannot be written, so this admin action was not performed","reason":"audit_unavailable"}}"#
+                        + "\n")
             }
             harness.audit.fail(false)
             // Participant-facing routes are not audited.

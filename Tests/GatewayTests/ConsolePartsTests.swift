@@ -34,7 +34,8 @@ struct ConsolePartsTests {
     }
 
     @Test func multipartFormsAreReadPartByPart() throws {
-        let body = "preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nabc\r\n"
+        let body =
+            "preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nabc\r\n"
             + "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\nContent-Type: text/csv\r\n\r\ncountry,date\r\nZA,2020-05-17\r\n\r\n"
             + "--XyZ--\r\n"
         let fields = try #require(ConsoleForm.multipart(Data(body.utf8), boundary: "XyZ"))

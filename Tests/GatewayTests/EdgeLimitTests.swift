@@ -31,7 +31,8 @@ struct EdgeLimitUnitTests {
                 try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
                     #expect(response.status == .badRequest, "\(path)")
                     let answer = json(response.body)
-                    let message = answer?["detail"] as? String ?? answer?["error"] as? String ?? answer?["message"] as? String
+                    let message =
+                        answer?["detail"] as? String ?? answer?["error"] as? String ?? answer?["message"] as? String
                         ?? (answer?["meta"] as? [String: Any])?["message"] as? String
                     #expect(message == Self.nulMessage || answer?["error"] as? String == "nul_character", "\(path): \(String(buffer: response.body))")
                     #expect(answer?["input"] == nil, "the service was called")
@@ -67,14 +68,20 @@ struct EdgeLimitUnitTests {
         for bad in ["20", "x/1m", "0/1s", "-1/1s", "20/0s", "20/forever", "99999999999999999999/1s"] {
             #expect(RateLimit(parsing: bad) == nil, "\(bad)")
         }
-        let settings = try RateLimitSettings(Configuration(environment: [
-            "CUSTODIAN_RATE_LIMIT_CREDENTIAL": "5/10s", "CUSTODIAN_TRUSTED_PROXIES": "10.0.0.0/8, ::1", "CUSTODIAN_RATE_LIMITS": "off",
-        ], arguments: []))
+        let settings = try RateLimitSettings(
+            Configuration(
+                environment: [
+                    "CUSTODIAN_RATE_LIMIT_CREDENTIAL": "5/10s", "CUSTODIAN_TRUSTED_PROXIES": "10.0.0.0/8, ::1", "CUSTODIAN_RATE_LIMITS": "off",
+                ], arguments: []))
         #expect(settings.credentialPerAddress == RateLimit(5, per: .seconds(10)))
         #expect(!settings.enabled)
         #expect(settings.trustedProxies.count == 2)
-        #expect(throws: ConfigurationError.self) { try RateLimitSettings(Configuration(environment: ["CUSTODIAN_RATE_LIMIT_STANDARD": "lots"], arguments: [])) }
-        #expect(throws: ConfigurationError.self) { try RateLimitSettings(Configuration(environment: ["CUSTODIAN_TRUSTED_PROXIES": "proxy.local"], arguments: [])) }
+        #expect(throws: ConfigurationError.self) {
+            try RateLimitSettings(Configuration(environment: ["CUSTODIAN_RATE_LIMIT_STANDARD": "lots"], arguments: []))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try RateLimitSettings(Configuration(environment: ["CUSTODIAN_TRUSTED_PROXIES": "proxy.local"], arguments: []))
+        }
     }
 
     @Test func aBucketEmptiesRefillsAndSaysWhenToComeBack() {
@@ -118,8 +125,9 @@ struct EdgeLimitUnitTests {
         let headers: HTTPFields = [ClientAddress.forwardedFor: "203.0.113.9, 198.51.100.7, 10.0.0.9"]
         let proxies = [try #require(AddressRange("10.0.0.0/8"))]
         #expect(ClientAddress.of(peer: peer, headers: headers, trustedProxies: []) == "10.0.0.5", "no proxy is trusted")
-        #expect(ClientAddress.of(peer: peer, headers: headers, trustedProxies: proxies) == "198.51.100.7",
-                "the nearest address that is not one of our proxies; what the client wrote before it may be forged")
+        #expect(
+            ClientAddress.of(peer: peer, headers: headers, trustedProxies: proxies) == "198.51.100.7",
+            "the nearest address that is not one of our proxies; what the client wrote before it may be forged")
         let direct = try SocketAddress(ipAddress: "203.0.113.50", port: 4000)
         #expect(ClientAddress.of(peer: direct, headers: headers, trustedProxies: proxies) == "203.0.113.50", "a client cannot claim another address")
         #expect(ClientAddress.of(peer: peer, headers: [ClientAddress.forwardedFor: "not-an-address"], trustedProxies: proxies) == "10.0.0.5")

@@ -53,8 +53,9 @@ struct GatewayHarness {
         Route(.post, "/admin/v1/fail", service: "devices", rpc: "fake.fail", auth: .none, style: .admin),
         Route(.post, "/upload", service: "devices", rpc: "fake.fail", auth: .none, style: .opensense),
         Route(.post, "/route", service: "devices", rpc: "fake.fail", auth: .none, style: .geotag),
-        Route(.get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw,
-              forwardedHeaders: [.userAgent]),
+        Route(
+            .get, "/l/{code}", service: "devices", rpc: "fake.raw", auth: .none, style: .admin, rendering: .raw,
+            forwardedHeaders: [.userAgent]),
         Route(.post, "/route/down", service: "routes", rpc: "routes.anything", auth: .none, style: .geotag),
         Route(.post, "/route/text", service: "devices", rpc: "fake.echo", auth: .none, style: .geotag, body: .text, maximumBodySize: 2048),
         Route(.delete, "/route/gone", service: "devices", rpc: "fake.echo", auth: .none, style: .geotag, success: .noContent),
@@ -65,18 +66,24 @@ struct GatewayHarness {
 
     /// Runs `body` with a test client for the router, while the fake services run.
     /// `settings` are added to the gateway's configuration (`CUSTODIAN_RATE_LIMIT_STANDARD`, say).
-    static func withGateway(settings: [String: String] = [:],
-                            _ body: @Sendable (any TestClientProtocol, GatewayHarness) async throws -> Void) async throws {
+    static func withGateway(
+        settings: [String: String] = [:],
+        _ body: @Sendable (any TestClientProtocol, GatewayHarness) async throws -> Void
+    ) async throws {
         let directory = "/tmp/cgw-\(UUID().uuidString.prefix(8))"
         let harness = GatewayHarness(directory: directory, signingKey: .generate())
         let logger = Logger(label: "gateway-tests")
-        let devices = RPCServer(configuration: .init(endpoint: try Endpoint("unix:\(directory)/devices/1.sock")), methods: fakeDevices(), logger: logger)
-        let auth = RPCServer(configuration: .init(endpoint: try Endpoint("unix:\(directory)/auth/1.sock")), methods: harness.fakeAuth(), logger: logger)
+        let devices = RPCServer(
+            configuration: .init(endpoint: try Endpoint("unix:\(directory)/devices/1.sock")), methods: fakeDevices(), logger: logger)
+        let auth = RPCServer(
+            configuration: .init(endpoint: try Endpoint("unix:\(directory)/auth/1.sock")), methods: harness.fakeAuth(), logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: devices), .init(service: auth)], logger: logger))
 
         let configuration = try Configuration(
-            environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory,
-                          "CUSTODIAN_SERVICE_TIMEOUT": "60s"].merging(settings) { _, new in new },
+            environment: [
+                "CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_MAX_BODY_SIZE": "1024", "CUSTODIAN_RUNTIME_DIR": directory,
+                "CUSTODIAN_SERVICE_TIMEOUT": "60s",
+            ].merging(settings) { _, new in new },
             arguments: [])
         let rpc = try RPCClient.platform(for: ["devices", "auth", "routes"], configuration: configuration, logger: logger)
         let router = buildRouter(routes: routes, rpc: rpc, metrics: GatewayMetrics(), configuration: try GatewayConfiguration(configuration))
@@ -114,10 +121,12 @@ struct GatewayHarness {
             Echo(input: input, principal: context.principal, credential: context.credential, requestID: context.requestID)
         }
         methods.register("fake.raw", input: HTTPInput.self) { input, _ in
-            RawHTTPReply(status: 302, headers: [
-                "Location": "https://app.example/\(input.path["code"] ?? "")",
-                "X-Forwarded-Headers": input.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";"),
-            ], body: Data([0, 1, 2, 255]))
+            RawHTTPReply(
+                status: 302,
+                headers: [
+                    "Location": "https://app.example/\(input.path["code"] ?? "")",
+                    "X-Forwarded-Headers": input.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";"),
+                ], body: Data([0, 1, 2, 255]))
         }
         methods.register("fake.fail", input: HTTPInput.self) { _, _ -> Empty in
             throw RPCError.notFound("No such thing here", reason: "thing_not_found")
@@ -143,13 +152,16 @@ struct GatewayHarness {
     }
 
     /// An access token signed with the key the fake auth publishes (or `key`).
-    func accessToken(kind: String = "app", issuer: String = "custodian", audience: String = "custodian-api",
-                     issuedAt: Date = Date(), lifetime: TimeInterval = 600, key: SigningKey? = nil) async throws -> String {
+    func accessToken(
+        kind: String = "app", issuer: String = "custodian", audience: String = "custodian-api",
+        issuedAt: Date = Date(), lifetime: TimeInterval = 600, key: SigningKey? = nil
+    ) async throws -> String {
         let key = key ?? signingKey
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key.privateKey, kid: JWKIdentifier(string: key.kid))
-        let claims = AccessClaims(subject: "app-7", kind: kind, session: "session-1", scopes: ["submit"], issuer: issuer,
-                                  audience: audience, issuedAt: issuedAt, lifetime: lifetime)
+        let claims = AccessClaims(
+            subject: "app-7", kind: kind, session: "session-1", scopes: ["submit"], issuer: issuer,
+            audience: audience, issuedAt: issuedAt, lifetime: lifetime)
         return try await keys.sign(claims, kid: JWKIdentifier(string: key.kid))
     }
 }

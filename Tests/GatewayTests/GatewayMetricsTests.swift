@@ -28,6 +28,7 @@ struct GatewayMetricsTests {
         let metrics = GatewayMetrics()
         metrics.recordRPC(service: "devices", method: "devices.opensense.upload", seconds: 0.001, outcome: "ok")
         metrics.recordRPC(service: "devices", method: "devices.opensense.upload", seconds: 0.002, outcome: "ok")
-        #expect(metrics.render().contains(#"custodian_rpc_duration_seconds_count{service="devices",method="devices.opensense.upload",outcome="ok"} 2"#))
+        #expect(
+            metrics.render().contains(#"custodian_rpc_duration_seconds_count{service="devices",method="devices.opensense.upload",outcome="ok"} 2"#))
     }
 }

@@ -19,9 +19,11 @@ private func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
 struct GatewayTests {
     @Test func bodyPathAndQueryReachTheServiceAndTheResultComesBackAsIs() async throws {
         try await GatewayHarness.withGateway { client, _ in
-            try await client.execute(uri: "/account/echo?a=1&a=2&b=x", method: .post,
-                                     headers: [.contentType: "application/json", HTTPField.Name("X-Request-Id")!: "req-1"],
-                                     body: ByteBuffer(string: #"{"pseudonym": 812345, "nested": {"ok": true}}"#)) { response in
+            try await client.execute(
+                uri: "/account/echo?a=1&a=2&b=x", method: .post,
+                headers: [.contentType: "application/json", HTTPField.Name("X-Request-Id")!: "req-1"],
+                body: ByteBuffer(string: #"{"pseudonym": 812345, "nested": {"ok": true}}"#)
+            ) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[HTTPField.Name("X-Request-Id")!] == "req-1")
                 let echo = try #require(json(response.body))
@@ -46,8 +48,10 @@ struct GatewayTests {
 
     @Test func queryValuesAreDecodedAsFormsEncodeThem() async throws {
         try await GatewayHarness.withGateway { client, _ in
-            try await client.execute(uri: "/account/echo?data=a+b%2Bc%20d&caf%C3%A9=%E2%82%AC&bad=%ZZ&empty=&bare", method: .post,
-                                     body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(
+                uri: "/account/echo?data=a+b%2Bc%20d&caf%C3%A9=%E2%82%AC&bad=%ZZ&empty=&bare", method: .post,
+                body: ByteBuffer(string: "{}")
+            ) { response in
                 let input = try #require(json(response.body)?["input"] as? [String: Any])
                 #expect(input["query"] as? [String: [String]] == ["data": ["a b+c d"], "café": ["€"], "bad": ["%ZZ"], "empty": [""], "bare": [""]])
             }
@@ -56,12 +60,15 @@ struct GatewayTests {
 
     @Test func aRouteForwardsOnlyTheHeadersItNames() async throws {
         try await GatewayHarness.withGateway { client, _ in
-            try await client.execute(uri: "/l/abc123", method: .get,
-                                     headers: [.userAgent: "Mozilla/5.0 (iPhone)", .cookie: "session=secret", .acceptLanguage: "nl"]) { response in
+            try await client.execute(
+                uri: "/l/abc123", method: .get,
+                headers: [.userAgent: "Mozilla/5.0 (iPhone)", .cookie: "session=secret", .acceptLanguage: "nl"]
+            ) { response in
                 #expect(response.headers[HTTPField.Name("X-Forwarded-Headers")!] == "user-agent=Mozilla/5.0 (iPhone)")
             }
             // Routes that name no headers send none: the member is left out of the input.
-            try await client.execute(uri: "/account/echo", method: .post, headers: [.userAgent: "curl/8"], body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(uri: "/account/echo", method: .post, headers: [.userAgent: "curl/8"], body: ByteBuffer(string: "{}")) {
+                response in
                 let input = try #require(json(response.body)?["input"] as? [String: Any])
                 #expect(input["headers"] == nil)
             }
@@ -108,11 +115,14 @@ struct GatewayTests {
                 #expect(response.status == .unauthorized)
                 #expect(text(response.body) == #"{"error":{"message":"Authentication required","reason":"unauthenticated"}}"# + "\n")
             }
-            try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer wrong"], body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer wrong"], body: ByteBuffer(string: "{}"))
+            { response in
                 #expect(response.status == .unauthorized)
                 #expect(text(response.body) == #"{"error":{"message":"Invalid admin session token","reason":"invalid_admin_token"}}"# + "\n")
             }
-            try await client.execute(uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"], body: ByteBuffer(string: "{}")) { response in
+            try await client.execute(
+                uri: "/admin/v1/echo", method: .post, headers: [.authorization: "Bearer \(GatewayHarness.adminToken)"], body: ByteBuffer(string: "{}")
+            ) { response in
                 #expect(response.status == .ok)
                 let principal = try #require(json(response.body)?["principal"] as? [String: Any])
                 #expect(principal["kind"] as? String == "admin")
@@ -174,8 +184,11 @@ struct GatewayTests {
         try await GatewayHarness.withGateway { client, harness in
             // An HMAC token under the same key id: accepting it would let anyone holding the public key sign.
             let keys = JWTKeyCollection()
-            await keys.add(hmac: HMACKey(from: Data(harness.signingKey.publicJWK!.x.utf8)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: harness.signingKey.kid))
-            let claims = AccessClaims(subject: "app-7", kind: "app", session: nil, scopes: [], issuer: "custodian", audience: "custodian-api", lifetime: 600)
+            await keys.add(
+                hmac: HMACKey(from: Data(harness.signingKey.publicJWK!.x.utf8)), digestAlgorithm: .sha256,
+                kid: JWKIdentifier(string: harness.signingKey.kid))
+            let claims = AccessClaims(
+                subject: "app-7", kind: "app", session: nil, scopes: [], issuer: "custodian", audience: "custodian-api", lifetime: 600)
             let token = try await keys.sign(claims, kid: JWKIdentifier(string: harness.signingKey.kid))
             try await client.execute(uri: "/admin/v1/jwt", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
                 #expect(response.status == .unauthorized)
@@ -185,20 +198,26 @@ struct GatewayTests {
 
     @Test func formBodiesAreParsedWhereTheAPITakesThemAndJSONElsewhere() async throws {
         try await GatewayHarness.withGateway { client, _ in
-            try await client.execute(uri: "/register", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "device_id=abc+def&key=%2Fx%3D")) { response in
+            try await client.execute(
+                uri: "/register", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "device_id=abc+def&key=%2Fx%3D")
+            ) { response in
                 #expect(response.status == .ok)
                 let input = try #require(json(response.body)?["input"] as? [String: Any])
                 #expect(input["body"] as? [String: String] == ["device_id": "abc def", "key": "/x="])
             }
-            try await client.execute(uri: "/register", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "bad=%ZZ")) { response in
+            try await client.execute(
+                uri: "/register", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "bad=%ZZ")
+            ) { response in
                 #expect(response.status == .badRequest)
                 #expect(text(response.body) == #"{"error":"The form body is not valid URL encoding"}"# + "\n")
             }
             // curl -d labels JSON as a form; the Twomes API reads it as JSON all the same.
-            try await client.execute(uri: "/account/echo", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: #"{"a":1}"#)) { response in
+            try await client.execute(
+                uri: "/account/echo", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: #"{"a":1}"#)
+            ) { response in
                 #expect(response.status == .ok)
                 #expect(((json(response.body)?["input"] as? [String: Any])?["body"] as? [String: Int]) == ["a": 1])
             }

@@ -67,7 +67,8 @@ struct OpenAPIDocumentTests {
 
             """#
         // What Python 3 with PyYAML 6 prints for it.
-        let python = #"{"zeta":2,"alpha":[true,false,null,31,15,1000,-2147483648,1.0,52.50655,"1e5",1.5e-05,Infinity,"200","q\"\u0007\t/é"],"#
+        let python =
+            #"{"zeta":2,"alpha":[true,false,null,31,15,1000,-2147483648,1.0,52.50655,"1e5",1.5e-05,Infinity,"200","q\"\u0007\t/é"],"#
             + #""200":{"b":2,"a":null},"text":"two\nlines\n"}"#
         let written = String(decoding: try OpenAPIJSON.bytes(fromYAML: Array(yaml.utf8)), as: UTF8.self)
         #expect(written == python, "\(written)")
@@ -81,14 +82,15 @@ struct OpenAPIDocumentTests {
                 Issue.record("\(name) (\(route.rpcMethod)) is not in docs/openapi.yaml")
                 continue
             }
-            let expected: [[String: [String]]] = switch route.auth {
-            case .none: []
-            case .admin: [["adminToken": []]]
-            // The OwnYourData API also takes the token as `?access_token=` (Authenticator).
-            case .jwt: route.style == .oyd ? [["accessToken": []], ["accessTokenQuery": []]] : [["accessToken": []]]
-            case .opaque(let kind): [[kind == .device ? "twomesDeviceToken" : "twomesAccountToken": []]]
-            case .signature: [["geotagKey": [], "geotagTimestamp": [], "geotagSignature": []]]
-            }
+            let expected: [[String: [String]]] =
+                switch route.auth {
+                case .none: []
+                case .admin: [["adminToken": []]]
+                // The OwnYourData API also takes the token as `?access_token=` (Authenticator).
+                case .jwt: route.style == .oyd ? [["accessToken": []], ["accessTokenQuery": []]] : [["accessToken": []]]
+                case .opaque(let kind): [[kind == .device ? "twomesDeviceToken" : "twomesAccountToken": []]]
+                case .signature: [["geotagKey": [], "geotagTimestamp": [], "geotagSignature": []]]
+                }
             let security = (operation["security"].flatMap(Self.array) ?? []).map { requirement in
                 (Self.object(requirement) ?? [:]).mapValues { (Self.array($0) ?? []).compactMap(\.stringValue) }
             }
@@ -151,7 +153,8 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func theGatewayServesTheDocumentItsReferenceAndAHomePage() async throws {
-        let configuration = try Configuration(environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_RUNTIME_DIR": "/tmp/cgw-openapi"], arguments: [])
+        let configuration = try Configuration(
+            environment: ["CUSTODIAN_INSECURE_HTTP": "1", "CUSTODIAN_RUNTIME_DIR": "/tmp/cgw-openapi"], arguments: [])
         let app = try buildApplication(configuration: configuration, logger: Logger(label: "openapi-tests"))
         try await app.test(.router) { client in
             try await client.execute(uri: "/openapi.json", method: .get) { response in
@@ -170,7 +173,9 @@ struct OpenAPIDocumentTests {
                 #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("src=\"http"))
                 for route in RouteTable.all {
                     let path = route.path.replacingOccurrences(of: "&", with: "&amp;")
-                    #expect(html.contains("\(route.method.rawValue)</span> <code>\(path)</code>"), "/docs does not show \(route.method.rawValue) \(route.path)")
+                    #expect(
+                        html.contains("\(route.method.rawValue)</span> <code>\(path)</code>"),
+                        "/docs does not show \(route.method.rawValue) \(route.path)")
                 }
             }
             try await client.execute(uri: "/", method: .get) { response in

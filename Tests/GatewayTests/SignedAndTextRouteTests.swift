@@ -19,8 +19,10 @@ struct SignedAndTextRouteTests {
     @Test func aTextRouteGetsTheBodyAsAStringWhateverItsType() async throws {
         try await GatewayHarness.withGateway { client, _ in
             for contentType in ["text/plain", "application/json", "application/x-www-form-urlencoded"] {
-                try await client.execute(uri: "/route/text", method: .post, headers: [.contentType: contentType],
-                                         body: ByteBuffer(string: "AQID\r\nBAU=")) { response in
+                try await client.execute(
+                    uri: "/route/text", method: .post, headers: [.contentType: contentType],
+                    body: ByteBuffer(string: "AQID\r\nBAU=")
+                ) { response in
                     #expect(response.status == .ok)
                     #expect(Self.echoedBody(response.body) as? String == "AQID\r\nBAU=")
                 }
@@ -73,19 +75,24 @@ struct SignedAndTextRouteTests {
             twice.append(HTTPField(name: key, value: "other"))
             try await client.execute(uri: "/route/signed", method: .post, headers: twice) { response in
                 #expect(response.status == .unauthorized)
-                #expect(String(buffer: response.body) == #"{"error":"invalid_signature_headers","message":"X-API-Key is given 2 times; give it once"}"# + "\n")
+                #expect(
+                    String(buffer: response.body) == #"{"error":"invalid_signature_headers","message":"X-API-Key is given 2 times; give it once"}"#
+                        + "\n")
             }
             // With every header the gateway asks `routes`, which is down here: the request is not let through.
             try await client.execute(uri: "/route/signed", method: .post, headers: all) { response in
                 #expect(response.status == .serviceUnavailable)
-                #expect(String(buffer: response.body) == #"{"error":"service_unavailable","message":"The routes service is temporarily unavailable"}"# + "\n")
+                #expect(
+                    String(buffer: response.body) == #"{"error":"service_unavailable","message":"The routes service is temporarily unavailable"}"#
+                        + "\n")
             }
         }
     }
 
     @Test func otherSchemesAreCheckedBeforeTheBodyIsRead() async throws {
         try await GatewayHarness.withGateway { client, _ in
-            try await client.execute(uri: "/admin/v1/echo", method: .post, body: ByteBuffer(string: String(repeating: " ", count: 4096))) { response in
+            try await client.execute(uri: "/admin/v1/echo", method: .post, body: ByteBuffer(string: String(repeating: " ", count: 4096))) {
+                response in
                 #expect(response.status == .unauthorized)
             }
         }

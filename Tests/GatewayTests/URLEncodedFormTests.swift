@@ -74,8 +74,10 @@ struct URLEncodedFormTests {
     /// Every name and value decodes as Foundation's `removingPercentEncoding` does once `+` is a space (what the
     /// gateway did before it had its own decoder): generated texts from the pieces that matter, the same each run.
     @Test func decodingAgreesWithFoundation() {
-        let pieces = ["a", "Z", "+", "%", "%2", "%2B", "%20", "%zz", "%C3%A9", "%c3%a9", "%C3", "%E2%82%AC", "%FF", "%00", "%25",
-                      "%%", "%CC%81", "é", "€", "\u{1F600}", " ", ";", "/", "?", "\r\n"]
+        let pieces = [
+            "a", "Z", "+", "%", "%2", "%2B", "%20", "%zz", "%C3%A9", "%c3%a9", "%C3", "%E2%82%AC", "%FF", "%00", "%25",
+            "%%", "%CC%81", "é", "€", "\u{1F600}", " ", ";", "/", "?", "\r\n",
+        ]
         var state: UInt64 = 0x2024_0024
         func random(_ bound: Int) -> Int {
             // SplitMix64.

@@ -19,7 +19,8 @@ struct UnmatchedPathStyleTests {
     }
 
     @Test func aNewRoutesPrefixAnswersInItsStyle() {
-        let routes = RouteTable.all + [Route(.get, "/sensors/{id}/readings", service: "devices", rpc: "devices.sensors.read", auth: .none, style: .opensense)]
+        let routes =
+            RouteTable.all + [Route(.get, "/sensors/{id}/readings", service: "devices", rpc: "devices.sensors.read", auth: .none, style: .opensense)]
         #expect(UnmatchedPathStyles(routes: routes).style(for: "/sensors/7/nothing") == .opensense)
         #expect(UnmatchedPathStyles(routes: RouteTable.all).style(for: "/sensors/7/nothing") == .admin)
     }

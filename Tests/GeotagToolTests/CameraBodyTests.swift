@@ -40,29 +40,31 @@ struct CameraBodyTests {
 
     @Test func severalCamerasAreNamedWithTheirPhotosAndTheQRPhotosCamera() {
         let scans = Self.scans([(Self.nikon, 7), (Self.r5, 14)])
-        #expect(CameraBodies.warning(scans, qrPhoto: "IMG_9.JPG") == """
-            Warning: these photos come from 2 cameras, whose clocks differ:
-              Canon EOS R5 (serial 083021001234)  14 photos
-              NIKON Z 6_2                          7 photos
-            The QR photo IMG_9.JPG was taken with the Canon EOS R5 (serial 083021001234). Its clock correction fits that camera's photos only:
-            the other camera's photos may be placed far from where they were taken.
-            Run custodian geotag once per camera, on a folder of that camera's photos with a photo of the QR code taken with it.
-            """)
+        #expect(
+            CameraBodies.warning(scans, qrPhoto: "IMG_9.JPG") == """
+                Warning: these photos come from 2 cameras, whose clocks differ:
+                  Canon EOS R5 (serial 083021001234)  14 photos
+                  NIKON Z 6_2                          7 photos
+                The QR photo IMG_9.JPG was taken with the Canon EOS R5 (serial 083021001234). Its clock correction fits that camera's photos only:
+                the other camera's photos may be placed far from where they were taken.
+                Run custodian geotag once per camera, on a folder of that camera's photos with a photo of the QR code taken with it.
+                """)
     }
 
     @Test func twoBodiesOfOneModelAreTwoCameras() {
         // Photos without the serial cannot be told apart then: they are a third.
         let scans = Self.scans([(Self.r5, 1), (Self.r5Spare, 2), (CameraBody(make: "Canon", model: "Canon EOS R5", serial: nil), 1), (nil, 3)])
         #expect(CameraBodies.count(scans).map(\.photos) == [2, 1, 1])
-        #expect(CameraBodies.warning(scans, qrPhoto: "IMG_5.JPG") == """
-            Warning: these photos come from 3 cameras, whose clocks differ:
-              Canon EOS R5 (serial 083021009999)  2 photos
-              Canon EOS R5 (serial 083021001234)   1 photo
-              Canon EOS R5                         1 photo
-              no camera named in Exif             3 photos
-            The QR photo IMG_5.JPG names no camera. Its clock correction fits one camera's photos at most:
-            the others may be placed far from where they were taken.
-            Run custodian geotag once per camera, on a folder of that camera's photos with a photo of the QR code taken with it.
-            """)
+        #expect(
+            CameraBodies.warning(scans, qrPhoto: "IMG_5.JPG") == """
+                Warning: these photos come from 3 cameras, whose clocks differ:
+                  Canon EOS R5 (serial 083021009999)  2 photos
+                  Canon EOS R5 (serial 083021001234)   1 photo
+                  Canon EOS R5                         1 photo
+                  no camera named in Exif             3 photos
+                The QR photo IMG_5.JPG names no camera. Its clock correction fits one camera's photos at most:
+                the others may be placed far from where they were taken.
+                Run custodian geotag once per camera, on a folder of that camera's photos with a photo of the QR code taken with it.
+                """)
     }
 }

@@ -16,9 +16,13 @@ enum ExifFixture {
     static let makerNote: [UInt8] = Array("Nikon\0".utf8) + Array(0..<40)
     static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9] + Array(repeating: 0x55, count: 20)
 
-    static func tiff(_ order: TIFFByteOrder, dateTimeOriginal: String = "2025:11:24 16:00:05", make: String = "Custodian Camera",
-                     model: String = "DSLR1", serial: String? = nil, gps: [Entry]? = nil) -> [UInt8] {
-        func u16(_ value: UInt16) -> [UInt8] { order == .bigEndian ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    static func tiff(
+        _ order: TIFFByteOrder, dateTimeOriginal: String = "2025:11:24 16:00:05", make: String = "Custodian Camera",
+        model: String = "DSLR1", serial: String? = nil, gps: [Entry]? = nil
+    ) -> [UInt8] {
+        func u16(_ value: UInt16) -> [UInt8] {
+            order == .bigEndian ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8)]
+        }
         func u32(_ value: UInt32) -> [UInt8] {
             let big = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
             return order == .bigEndian ? big : big.reversed()
@@ -69,11 +73,12 @@ enum ExifFixture {
             let gpsIFD = directory(gps, next: 0)
             block.replaceSubrange(ifd0.entryOffsets[0x8825]! + 8..<ifd0.entryOffsets[0x8825]! + 12, with: u32(UInt32(gpsIFD.start)))
         }
-        let ifd1 = directory([
-            Entry(tag: 0x0103, type: 3, count: 1, value: u16(6)),
-            Entry(tag: 0x0201, type: 4, count: 1, value: u32(0)),
-            Entry(tag: 0x0202, type: 4, count: 1, value: u32(UInt32(thumbnail.count))),
-        ], next: 0)
+        let ifd1 = directory(
+            [
+                Entry(tag: 0x0103, type: 3, count: 1, value: u16(6)),
+                Entry(tag: 0x0201, type: 4, count: 1, value: u32(0)),
+                Entry(tag: 0x0202, type: 4, count: 1, value: u32(UInt32(thumbnail.count))),
+            ], next: 0)
         let thumbnailAt = block.count
         block += thumbnail
         block.replaceSubrange(ifd0.entryOffsets[0x8769]! + 8..<ifd0.entryOffsets[0x8769]! + 12, with: u32(UInt32(exif.start)))

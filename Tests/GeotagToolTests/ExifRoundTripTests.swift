@@ -69,8 +69,12 @@ struct ExifRoundTripTests {
         try Self.expectOnlyExifChanged(original, twice)
         let read = try ExifMetadata(jpeg: twice)
         // The new position and time; the altitude, which the second route has none of, is the one written before.
-        Self.expectClose(read.gps, GPSTags(position: GeoPosition(latitude: moved.position.latitude, longitude: moved.position.longitude,
-                                                                 altitude: Self.tags.position.altitude), time: moved.time))
+        Self.expectClose(
+            read.gps,
+            GPSTags(
+                position: GeoPosition(
+                    latitude: moved.position.latitude, longitude: moved.position.longitude,
+                    altitude: Self.tags.position.altitude), time: moved.time))
         let twiceTIFF = try #require(try JPEGFile(twice).exifTIFF)
         let gps = try #require(try TIFFBlock(twiceTIFF).subdirectory(TIFFBlock.gpsIFDPointer))
         #expect(gps.map(\.tag) == [0, 1, 2, 3, 4, 5, 6, 7, 0x1D])

@@ -6,11 +6,15 @@ import Testing
 struct InterpolationTests {
     // Two tracks: three fixes 10 s apart, then (after a 20-minute pause) two fixes 600 s apart.
     static let tracks = Tracks([
-        [Fix(latitude: 52.0, longitude: 5.0, altitude: 10, accuracy: 5, time: 1000),
-         Fix(latitude: 52.001, longitude: 5.002, altitude: 20, accuracy: 5, time: 1010),
-         Fix(latitude: 52.002, longitude: 5.002, altitude: nil, accuracy: 5, time: 1020)],
-        [Fix(latitude: 53.0, longitude: 6.0, altitude: 0, accuracy: 5, time: 2220),
-         Fix(latitude: 53.0, longitude: 6.1, altitude: -4, accuracy: 5, time: 2820)],
+        [
+            Fix(latitude: 52.0, longitude: 5.0, altitude: 10, accuracy: 5, time: 1000),
+            Fix(latitude: 52.001, longitude: 5.002, altitude: 20, accuracy: 5, time: 1010),
+            Fix(latitude: 52.002, longitude: 5.002, altitude: nil, accuracy: 5, time: 1020),
+        ],
+        [
+            Fix(latitude: 53.0, longitude: 6.0, altitude: 0, accuracy: 5, time: 2220),
+            Fix(latitude: 53.0, longitude: 6.1, altitude: -4, accuracy: 5, time: 2820),
+        ],
     ])
     static let route = RouteInterpolator(tracks: tracks, maxGap: 300)
 
@@ -75,19 +79,25 @@ struct InterpolationTests {
     }
 
     @Test func theLongitudeTakesTheShortWayAcrossTheAntimeridian() throws {
-        let route = RouteInterpolator(tracks: Tracks([[
-            Fix(latitude: -16, longitude: 179.9, altitude: nil, accuracy: 5, time: 0),
-            Fix(latitude: -16, longitude: -179.9, altitude: nil, accuracy: 5, time: 10),
-        ]]), maxGap: 300)
+        let route = RouteInterpolator(
+            tracks: Tracks([
+                [
+                    Fix(latitude: -16, longitude: 179.9, altitude: nil, accuracy: 5, time: 0),
+                    Fix(latitude: -16, longitude: -179.9, altitude: nil, accuracy: 5, time: 10),
+                ]
+            ]), maxGap: 300)
         #expect(abs(try #require(Self.position(2.5, route)).longitude - 179.95) < 1e-9)
         #expect(abs(try #require(Self.position(7.5, route)).longitude + 179.95) < 1e-9)
     }
 
     @Test func fixesOutOfOrderAreSortedAndAnEmptyRoutePlacesNothing() throws {
-        let route = RouteInterpolator(tracks: Tracks([[
-            Fix(latitude: 1, longitude: 1, altitude: nil, accuracy: 5, time: 20),
-            Fix(latitude: 0, longitude: 0, altitude: nil, accuracy: 5, time: 0),
-        ]]), maxGap: 300)
+        let route = RouteInterpolator(
+            tracks: Tracks([
+                [
+                    Fix(latitude: 1, longitude: 1, altitude: nil, accuracy: 5, time: 20),
+                    Fix(latitude: 0, longitude: 0, altitude: nil, accuracy: 5, time: 0),
+                ]
+            ]), maxGap: 300)
         #expect(abs(try #require(Self.position(5, route)).latitude - 0.25) < 1e-12)
         if case .position = RouteInterpolator(tracks: Tracks([]), maxGap: 300).position(at: 0) {
             Issue.record("an empty route placed a photo")

@@ -8,9 +8,12 @@ struct PhotoFolderTests {
     static func card() throws -> String {
         let root = NSTemporaryDirectory() + "geotag-card-\(UUID().uuidString.prefix(8))"
         let jpeg = try ExifFixture.jpeg(tiff: ExifFixture.tiff(.bigEndian))
-        for path in ["qr.jpg", "100CANON/IMG_0001.JPG", "100CANON/IMG_0002.jpeg", "101CANON/IMG_0101.JPG", "101CANON/sub/deep.jpg",
-                     ".thumbnails/IMG_0001.JPG", "100CANON/.IMG_0003.JPG"] {
-            try FileManager.default.createDirectory(atPath: ((root + "/" + path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        for path in [
+            "qr.jpg", "100CANON/IMG_0001.JPG", "100CANON/IMG_0002.jpeg", "101CANON/IMG_0101.JPG", "101CANON/sub/deep.jpg",
+            ".thumbnails/IMG_0001.JPG", "100CANON/.IMG_0003.JPG",
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: ((root + "/" + path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(jpeg).write(to: URL(fileURLWithPath: root + "/" + path))
         }
         try Data("notes".utf8).write(to: URL(fileURLWithPath: root + "/100CANON/notes.txt"))
@@ -23,9 +26,11 @@ struct PhotoFolderTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         #expect(try PhotoFolder.photos(in: root) == ["qr.jpg"])
         // Folder by folder, without hidden ones, and not round the symbolic link back to the top.
-        #expect(try PhotoFolder.photos(in: root, recursive: true)
+        #expect(
+            try PhotoFolder.photos(in: root, recursive: true)
                 == ["100CANON/IMG_0001.JPG", "100CANON/IMG_0002.jpeg", "101CANON/IMG_0101.JPG", "101CANON/sub/deep.jpg", "qr.jpg"])
-        #expect(try PhotoFolder.photos(in: root, recursive: true, skipping: "101CANON") == ["100CANON/IMG_0001.JPG", "100CANON/IMG_0002.jpeg", "qr.jpg"])
+        #expect(
+            try PhotoFolder.photos(in: root, recursive: true, skipping: "101CANON") == ["100CANON/IMG_0001.JPG", "100CANON/IMG_0002.jpeg", "qr.jpg"])
         #expect(PhotoFolder.relativePath(of: root + "/101CANON/sub/", inside: root) == "101CANON/sub")
         #expect(PhotoFolder.relativePath(of: root + "/missing", inside: root) == nil)
         #expect(PhotoFolder.relativePath(of: NSTemporaryDirectory(), inside: root) == nil)

@@ -19,11 +19,12 @@ struct PhotoScannerTests {
     /// A 2000 × 1300 photo (the first pass reads it at 1/2, 1000 pixels wide; the next at full size), dated unless
     /// `dated` is false, with the route's code drawn at `moduleSize` pixels a module, or none.
     static func photo(moduleSize: Int?, dated: Bool = true, seed: Int = 0) throws -> [UInt8] {
-        let image = if let moduleSize {
-            try QRDetectionTests.photo(qr.text, width: 2000, height: 1300, moduleSize: moduleSize, x: 200, y: 150)
-        } else {
-            GreyImage(width: 2000, height: 1300, pixels: (0..<2000 * 1300).map { UInt8(100 + ($0 % 2000 * (seed + 1) + $0 / 2000) % 50) })
-        }
+        let image =
+            if let moduleSize {
+                try QRDetectionTests.photo(qr.text, width: 2000, height: 1300, moduleSize: moduleSize, x: 200, y: 150)
+            } else {
+                GreyImage(width: 2000, height: 1300, pixels: (0..<2000 * 1300).map { UInt8(100 + ($0 % 2000 * (seed + 1) + $0 / 2000) % 50) })
+            }
         return try ExifFixture.jpeg(image, tiff: dated ? ExifFixture.tiff(.bigEndian) : nil)
     }
 
@@ -50,8 +51,10 @@ struct PhotoScannerTests {
     }
 
     @Test func aCodeReadableAtTheSmallScaleSparesEveryPhotoTheLargerOnes() async throws {
-        let scans = await Self.scan([("a.jpg", try Self.photo(moduleSize: nil)), ("qr.jpg", try Self.photo(moduleSize: 8)),
-                                     ("b.jpg", try Self.photo(moduleSize: nil, seed: 1))])
+        let scans = await Self.scan([
+            ("a.jpg", try Self.photo(moduleSize: nil)), ("qr.jpg", try Self.photo(moduleSize: 8)),
+            ("b.jpg", try Self.photo(moduleSize: nil, seed: 1)),
+        ])
         #expect(scans.map(\.name) == ["a.jpg", "qr.jpg", "b.jpg"])
         #expect(scans.map(\.searchedDenominators) == [[2], [2], [2]])
         #expect(scans[1].routeQRCodes == [Self.qr] && scans[0].routeQRCodes.isEmpty && scans[2].routeQRCodes.isEmpty)
@@ -82,7 +85,8 @@ struct PhotoScannerTests {
     }
 
     @Test func unreadableAndBrokenPhotosAreReportedNotDecoded() async throws {
-        let scans = await Self.scan([("text.jpg", Array("not a photo".utf8)), ("qr.jpg", try Self.photo(moduleSize: 8))])
+        let scans =
+            await Self.scan([("text.jpg", Array("not a photo".utf8)), ("qr.jpg", try Self.photo(moduleSize: 8))])
             + (await PhotoScanner.scan(["gone.jpg"]) { _ in throw Missing() })
         #expect(scans[0].problem == "not a JPEG file" && scans[0].searchedDenominators.isEmpty)
         #expect(scans[2].problem == "cannot read it" && scans[2].name == "gone.jpg")
@@ -126,11 +130,15 @@ struct PhotoScannerTests {
         let names = (1...7).map { "DSC\($0).JPG" }
         let running = Concurrency()
         var events: [PhotoScanner.Progress] = []
-        let scans = await PhotoScanner.scan(names, parallelism: parallelism, read: { _ in
-            running.state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            defer { running.state.withLock { $0.now -= 1 } }
-            return plain
-        }, progress: { events.append($0) })
+        let scans = await PhotoScanner.scan(
+            names, parallelism: parallelism,
+            read: { _ in
+                running.state.withLock {
+                    $0.now += 1; $0.most = max($0.most, $0.now)
+                }
+                defer { running.state.withLock { $0.now -= 1 } }
+                return plain
+            }, progress: { events.append($0) })
         #expect(scans.map(\.name) == names)
         #expect(running.state.withLock { $0.most } <= parallelism)
         // The first pass, then the larger one (no photo shows a code): every photo once in each.
@@ -139,7 +147,8 @@ struct PhotoScannerTests {
         #expect(Set(first.map(\.photo)) == Set(names) && Set(larger.map(\.photo)) == Set(names))
         #expect(events.count == 14 && !events.contains { $0.phase == .undated })
         #expect(PhotoScanner.Progress(phase: .photos, done: 12, total: 21, photo: "DSC0012.JPG").text == "scanning 12/21 photos (DSC0012.JPG)")
-        #expect(PhotoScanner.Progress(phase: .larger, done: 3, total: 20, photo: "DSC0003.JPG").text
+        #expect(
+            PhotoScanner.Progress(phase: .larger, done: 3, total: 20, photo: "DSC0003.JPG").text
                 == "scanning 3/20 photos at a larger scale (DSC0003.JPG)")
     }
 }

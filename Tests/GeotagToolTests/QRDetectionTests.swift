@@ -24,7 +24,9 @@ struct QRDetectionTests {
         let qr = RouteQRText(time: 1_764_000_000, nonce: try RouteNonce(text: "440C07BBCDF5F62699517C7EAC2C05EC"))
         let jpeg = try Self.photo(qr.text).jpeg(quality: 90)
         #expect(QRDecoder.decode(try GreyImage(jpeg: jpeg)) == [qr.text])
-        let scan = PhotoScan(name: "qr.jpg", jpeg: try ExifGPSWriter.write(GPSTags(position: GeoPosition(latitude: 1, longitude: 2, altitude: nil), time: 0), into: jpeg))
+        let scan = PhotoScan(
+            name: "qr.jpg",
+            jpeg: try ExifGPSWriter.write(GPSTags(position: GeoPosition(latitude: 1, longitude: 2, altitude: nil), time: 0), into: jpeg))
         #expect(scan.routeQRCodes == [qr] && scan.problem == nil && scan.captureTime == nil)
     }
 
@@ -49,7 +51,8 @@ struct QRDetectionTests {
     @Test func pixelsThatCannotBeDecodedDoNotStopGeotagging() throws {
         // Exif, then a scan without any frame header: the segments read, the pixels do not.
         let payload = Array("Exif\0\0".utf8) + ExifFixture.tiff(.bigEndian)
-        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        let jpeg: [UInt8] =
+            [0xFF, 0xD8, 0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
             + [0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9]
         #expect(throws: JPEGCodecError.self) { try GreyImage(jpeg: jpeg) }
         let scan = PhotoScan(name: "odd.jpg", jpeg: jpeg)

@@ -56,13 +56,15 @@ struct TimeCorrectionTests {
         #expect(found.photo == "qr.jpg" && found.qr == qr && found.correction.offset == 90)
 
         // The same route's code photographed again 20 s later (redrawn): the larger offset, the tighter bound.
-        let again = PhotoScan(name: "qr2.jpg", captureTime: CaptureTime(wallClock: 1_764_000_032),
-                              routeQRCodes: [RouteQRText(time: 1_764_000_125, nonce: Self.nonce)])
+        let again = PhotoScan(
+            name: "qr2.jpg", captureTime: CaptureTime(wallClock: 1_764_000_032),
+            routeQRCodes: [RouteQRText(time: 1_764_000_125, nonce: Self.nonce)])
         #expect(try QRReference.find(in: [code, again]).correction.offset == 93)
 
         #expect(throws: GeotagError.noQRPhoto(photos: 1)) { try QRReference.find(in: [plain]) }
-        let other = PhotoScan(name: "other.jpg", captureTime: CaptureTime(wallClock: 0),
-                              routeQRCodes: [RouteQRText(time: 1, nonce: try RouteNonce(text: "FF0102030405060708090A0B0C0D0E0F"))])
+        let other = PhotoScan(
+            name: "other.jpg", captureTime: CaptureTime(wallClock: 0),
+            routeQRCodes: [RouteQRText(time: 1, nonce: try RouteNonce(text: "FF0102030405060708090A0B0C0D0E0F"))])
         #expect(throws: GeotagError.severalRoutes([("qr.jpg", qr.text), ("other.jpg", "1-FF0102030405060708090A0B0C0D0E0F")])) {
             try QRReference.find(in: [code, other])
         }
@@ -74,41 +76,53 @@ struct TimeCorrectionTests {
     }
 
     @Test func thePlanSaysWhyAPhotoIsSkipped() {
-        let route = RouteInterpolator(tracks: Tracks([[
-            Fix(latitude: 52, longitude: 5, altitude: 1, accuracy: 5, time: 1_764_000_000),
-            Fix(latitude: 52.001, longitude: 5, altitude: 2, accuracy: 5, time: 1_764_000_010),
-            Fix(latitude: 52.002, longitude: 5, altitude: 3, accuracy: 5, time: 1_764_001_000),
-        ]]), maxGap: 300)
-        let plan = GeotagPlan.plan([
-            PhotoScan(name: "in.jpg", captureTime: CaptureTime(wallClock: 1_763_999_995)),
-            PhotoScan(name: "early.jpg", captureTime: CaptureTime(wallClock: 1_763_999_000)),
-            PhotoScan(name: "late.jpg", captureTime: CaptureTime(wallClock: 1_764_002_000)),
-            PhotoScan(name: "gap.jpg", captureTime: CaptureTime(wallClock: 1_764_000_400)),
-            PhotoScan(name: "undated.jpg", captureTime: nil),
-            PhotoScan(name: "broken.jpg", captureTime: nil, problem: "not a JPEG file"),
-        ], correction: ClockCorrection(offset: 10), route: route)
+        let route = RouteInterpolator(
+            tracks: Tracks([
+                [
+                    Fix(latitude: 52, longitude: 5, altitude: 1, accuracy: 5, time: 1_764_000_000),
+                    Fix(latitude: 52.001, longitude: 5, altitude: 2, accuracy: 5, time: 1_764_000_010),
+                    Fix(latitude: 52.002, longitude: 5, altitude: 3, accuracy: 5, time: 1_764_001_000),
+                ]
+            ]), maxGap: 300)
+        let plan = GeotagPlan.plan(
+            [
+                PhotoScan(name: "in.jpg", captureTime: CaptureTime(wallClock: 1_763_999_995)),
+                PhotoScan(name: "early.jpg", captureTime: CaptureTime(wallClock: 1_763_999_000)),
+                PhotoScan(name: "late.jpg", captureTime: CaptureTime(wallClock: 1_764_002_000)),
+                PhotoScan(name: "gap.jpg", captureTime: CaptureTime(wallClock: 1_764_000_400)),
+                PhotoScan(name: "undated.jpg", captureTime: nil),
+                PhotoScan(name: "broken.jpg", captureTime: nil, problem: "not a JPEG file"),
+            ], correction: ClockCorrection(offset: 10), route: route)
         guard case .tag(let tags) = plan[0].action else { Issue.record("in.jpg is not tagged: \(plan[0])"); return }
         #expect(abs(tags.position.latitude - 52.0005) < 1e-9 && tags.position.longitude == 5 && abs(tags.position.altitude! - 1.5) < 1e-9)
         #expect(tags.time == 1_764_000_005 && plan[0].correctedTime == 1_764_000_005)
-        #expect(plan[1] == PlannedPhoto(name: "early.jpg", correctedTime: 1_763_999_010,
-                                        action: .skip("before the route, which starts at 2025-11-24T16:00:00Z")))
+        #expect(
+            plan[1]
+                == PlannedPhoto(
+                    name: "early.jpg", correctedTime: 1_763_999_010,
+                    action: .skip("before the route, which starts at 2025-11-24T16:00:00Z")))
         #expect(plan[2].action == .skip("after the route, which ends at 2025-11-24T16:16:40Z"))
         #expect(plan[3].action == .skip("in a 990 s gap between fixes (2025-11-24T16:00:10Z to 2025-11-24T16:16:40Z; --max-gap is 300 s)"))
-        #expect(plan[4] == PlannedPhoto(name: "undated.jpg", correctedTime: nil, action: .skip("no capture time (Exif DateTimeOriginal or DateTime)")))
+        #expect(
+            plan[4] == PlannedPhoto(name: "undated.jpg", correctedTime: nil, action: .skip("no capture time (Exif DateTimeOriginal or DateTime)")))
         #expect(plan[5].action == .skip("not a JPEG file"))
     }
 
     @Test func withExtrapolationThePlanTagsPhotosNearTheEndsAndSaysSoOfTheOthers() throws {
-        let route = RouteInterpolator(tracks: Tracks([[
-            Fix(latitude: 52, longitude: 5, altitude: 1, accuracy: 5, time: 1_764_000_000),
-            Fix(latitude: 52.001, longitude: 5, altitude: 2, accuracy: 5, time: 1_764_000_010),
-        ]]), maxGap: 300, maxExtrapolation: 120)
-        let plan = GeotagPlan.plan([
-            PhotoScan(name: "start.jpg", captureTime: CaptureTime(wallClock: 1_763_999_890)),
-            PhotoScan(name: "end.jpg", captureTime: CaptureTime(wallClock: 1_764_000_120)),
-            PhotoScan(name: "early.jpg", captureTime: CaptureTime(wallClock: 1_763_999_860)),
-            PhotoScan(name: "late.jpg", captureTime: CaptureTime(wallClock: 1_764_000_140)),
-        ], correction: ClockCorrection(offset: 10), route: route)
+        let route = RouteInterpolator(
+            tracks: Tracks([
+                [
+                    Fix(latitude: 52, longitude: 5, altitude: 1, accuracy: 5, time: 1_764_000_000),
+                    Fix(latitude: 52.001, longitude: 5, altitude: 2, accuracy: 5, time: 1_764_000_010),
+                ]
+            ]), maxGap: 300, maxExtrapolation: 120)
+        let plan = GeotagPlan.plan(
+            [
+                PhotoScan(name: "start.jpg", captureTime: CaptureTime(wallClock: 1_763_999_890)),
+                PhotoScan(name: "end.jpg", captureTime: CaptureTime(wallClock: 1_764_000_120)),
+                PhotoScan(name: "early.jpg", captureTime: CaptureTime(wallClock: 1_763_999_860)),
+                PhotoScan(name: "late.jpg", captureTime: CaptureTime(wallClock: 1_764_000_140)),
+            ], correction: ClockCorrection(offset: 10), route: route)
         #expect(plan[0].action == .tag(GPSTags(position: GeoPosition(latitude: 52, longitude: 5, altitude: 1), time: 1_763_999_900)))
         #expect(plan[1].action == .tag(GPSTags(position: GeoPosition(latitude: 52.001, longitude: 5, altitude: 2), time: 1_764_000_130)))
         #expect(plan[2].action == .skip("before the route, which starts at 2025-11-24T16:00:00Z; --extrapolate is 120 s"))

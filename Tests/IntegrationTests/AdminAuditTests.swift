@@ -14,7 +14,9 @@ extension PlatformTests {
         static func identity(_ scope: String, label: String? = nil, expiresIn: Int? = nil) async throws -> (token: String, id: String) {
             let platform = try platform
             let expiry = expiresIn.map { #","expires_in":\#($0)"# } ?? ""
-            let reply = try await platform.request(.POST, "/admin/v1/tokens", json: #"{"label":"\#(label ?? "\(scope) \(UUID().uuidString.prefix(6))")","scope":"\#(scope)"\#(expiry)}"#, admin: true)
+            let reply = try await platform.request(
+                .POST, "/admin/v1/tokens", json: #"{"label":"\#(label ?? "\(scope) \(UUID().uuidString.prefix(6))")","scope":"\#(scope)"\#(expiry)}"#,
+                admin: true)
             #expect(reply.status == 201, "\(reply.text)")
             let identity = try #require(reply.json?["identity"] as? [String: Any])
             return (try #require(reply.json?["token"] as? String), try #require(identity["id"] as? String))
@@ -30,8 +32,12 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/admin/v1/measurements?format=csv", headers: Self.bearer(researcher.token)).status == 200)
             // … but makes nothing: refused in the Twomes API's words on a Twomes route, the admin API's on its own.
             let account = try await platform.request(.POST, "/account", json: "{}", headers: Self.bearer(researcher.token))
-            #expect(account.status == 403 && account.text == #"{"detail":"This needs the operator scope; this identity has the researcher scope"}"# + "\n", "\(account.text)")
-            let consumer = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name":"refused"}"#, headers: Self.bearer(researcher.token))
+            #expect(
+                account.status == 403
+                    && account.text == #"{"detail":"This needs the operator scope; this identity has the researcher scope"}"# + "\n",
+                "\(account.text)")
+            let consumer = try await platform.request(
+                .POST, "/admin/v1/api-consumers", json: #"{"name":"refused"}"#, headers: Self.bearer(researcher.token))
             #expect(consumer.status == 403 && consumer.text.contains(#""reason":"insufficient_scope""#), "\(consumer.text)")
             // An operator makes things, but neither recovers keys, nor manages tokens, nor reads the audit log.
             #expect(try await platform.request(.POST, "/account", json: "{}", headers: Self.bearer(operatorToken.token)).status == 200)
@@ -88,7 +94,9 @@ extension PlatformTests {
                 while ContinuousClock.now < deadline {
                     let body = try await platform.http.get(url: baseURL + "/metrics").get().body.map { String(buffer: $0) } ?? ""
                     if let line = body.split(separator: "\n").first(where: { $0.hasPrefix("custodian_audit_head{") }),
-                       let hash = line.split(separator: "\"").dropFirst().first, let value = line.split(separator: " ").last.flatMap({ Int($0) }), value >= seq {
+                        let hash = line.split(separator: "\"").dropFirst().first, let value = line.split(separator: " ").last.flatMap({ Int($0) }),
+                        value >= seq
+                    {
                         return (value, String(hash))
                     }
                     try await Task.sleep(for: .milliseconds(200))
@@ -108,7 +116,8 @@ extension PlatformTests {
             while refused.contains(false) && ContinuousClock.now - since < .seconds(10) {
                 for gateway in 0..<2 where !refused[gateway] {
                     let sent = ContinuousClock.now
-                    let status = gateway == 0
+                    let status =
+                        gateway == 0
                         ? try await platform.request(.GET, "/admin/v1/accounts?limit=1", headers: bearer(token)).status
                         : try await second.status("/admin/v1/accounts?limit=1", token: token, platform: platform)
                     if status == 401 { refused[gateway] = true } else { accepted[gateway] = max(.zero, sent - since) }
@@ -145,7 +154,8 @@ extension PlatformTests {
             let researcherIdentity = try await Self.identity("researcher", label: "audit researcher \(UUID().uuidString.prefix(6))")
             let account = try await platform.request(.POST, "/account", json: "{}", headers: Self.bearer(operatorIdentity.token))
             let pseudonym = try #require(account.json?["pseudonym"] as? Int)
-            let export = try await platform.request(.GET, "/admin/v1/measurements?format=ndjson&pseudonym=\(pseudonym)", headers: Self.bearer(researcherIdentity.token))
+            let export = try await platform.request(
+                .GET, "/admin/v1/measurements?format=ndjson&pseudonym=\(pseudonym)", headers: Self.bearer(researcherIdentity.token))
             #expect(export.status == 200)
             let key = try await platform.request(.GET, "/admin/v1/opensense/devices/424242/key", admin: true)
             let revoke = try await platform.request(.DELETE, "/admin/v1/tokens/\(researcherIdentity.id)", admin: true)
@@ -189,7 +199,8 @@ extension PlatformTests {
             #expect(try platform.sql("SELECT count(*) FROM audit.entries e WHERE strpos(e::text, '\(operatorIdentity.token)') > 0") == "0")
             // The gateway's log line of an admin request names the identity, never the token.
             let gatewayLog = (try? String(contentsOfFile: platform.dataDirectory + "/logs/gateway.log", encoding: .utf8)) ?? ""
-            #expect(gatewayLog.contains("admin=\"\(operatorIdentity.id)") || gatewayLog.contains(operatorIdentity.id), "no identity in the gateway's log")
+            #expect(
+                gatewayLog.contains("admin=\"\(operatorIdentity.id)") || gatewayLog.contains(operatorIdentity.id), "no identity in the gateway's log")
             #expect(!gatewayLog.contains(operatorIdentity.token) && !gatewayLog.contains(platform.adminToken))
         }
 
@@ -213,8 +224,10 @@ extension PlatformTests {
             for (statement, expected) in [
                 ("UPDATE audit.entries SET targets = ARRAY['801186'] WHERE seq = \(n)", "audit log broken at entry \(n): entry \(n) was altered"),
                 ("DELETE FROM audit.entries WHERE seq = \(n)", "audit log broken at entry \(n): entry \(n) is missing"),
-                ("UPDATE audit.entries e SET (at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash) = (SELECT at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash FROM audit.entries o WHERE o.seq = \(2 * n + 1) - e.seq) WHERE e.seq IN (\(n), \(n + 1))",
-                 "audit log broken at entry \(n): entry \(n) was altered"),
+                (
+                    "UPDATE audit.entries e SET (at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash) = (SELECT at_micros, phase, identity, identity_label, scope, action, targets, query, request_id, status, rows, bytes, previous_hash, hash FROM audit.entries o WHERE o.seq = \(2 * n + 1) - e.seq) WHERE e.seq IN (\(n), \(n + 1))",
+                    "audit log broken at entry \(n): entry \(n) was altered"
+                ),
                 ("UPDATE audit.entries SET hash = sha256(hash) WHERE seq = \(n)", "audit log broken at entry \(n)"),
             ] {
                 let copy = try platform.copyOfAuditLog()

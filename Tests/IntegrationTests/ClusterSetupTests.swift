@@ -15,9 +15,11 @@ struct ClusterSetupTests {
         let secrets = "/tmp/cit-secrets-\(UUID().uuidString.prefix(8).lowercased())"
         defer { try? FileManager.default.removeItem(atPath: secrets) }
         func setup() async throws {
-            let (status, output) = try await RunningPlatform.run(platform.binaries + "/custodian", [
-                "setup", "--database-url", try platform.adminDatabaseURL, "--secrets-dir", secrets, "--rpc-domain", "custodian.svc.cluster.local",
-            ])
+            let (status, output) = try await RunningPlatform.run(
+                platform.binaries + "/custodian",
+                [
+                    "setup", "--database-url", try platform.adminDatabaseURL, "--secrets-dir", secrets, "--rpc-domain", "custodian.svc.cluster.local",
+                ])
             #expect(status == 0, "\(output)")
         }
         try await setup()
@@ -36,11 +38,12 @@ struct ClusterSetupTests {
 
         // A `devices` replica on TCP with its material, as a deployment configures it; the gateway's is accepted.
         func material(_ process: String) throws -> Configuration {
-            try Configuration(environment: [
-                RuntimeKey.rpcTLSCA + "_FILE": "\(secrets)/\(process)/rpc/ca.pem",
-                RuntimeKey.rpcTLSCertificate + "_FILE": "\(secrets)/\(process)/rpc/cert.pem",
-                RuntimeKey.rpcTLSKey + "_FILE": "\(secrets)/\(process)/rpc/key.pem",
-            ], arguments: [])
+            try Configuration(
+                environment: [
+                    RuntimeKey.rpcTLSCA + "_FILE": "\(secrets)/\(process)/rpc/ca.pem",
+                    RuntimeKey.rpcTLSCertificate + "_FILE": "\(secrets)/\(process)/rpc/cert.pem",
+                    RuntimeKey.rpcTLSKey + "_FILE": "\(secrets)/\(process)/rpc/key.pem",
+                ], arguments: [])
         }
         var methods = RPCMethods()
         methods.register(SystemMethods.health) { _, _ in
@@ -48,8 +51,9 @@ struct ClusterSetupTests {
         }
         let logger = Logger(label: "cluster-setup-tests")
         let server = RPCServer(
-            configuration: .init(endpoint: .tcp(host: "127.0.0.1", port: 0), tls: try RPCTLS(configuration: material("devices")),
-                                 allowedCallers: Platform.callers["devices"]),
+            configuration: .init(
+                endpoint: .tcp(host: "127.0.0.1", port: 0), tls: try RPCTLS(configuration: material("devices")),
+                allowedCallers: Platform.callers["devices"]),
             methods: methods, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

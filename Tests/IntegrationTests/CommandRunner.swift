@@ -5,7 +5,9 @@ import Foundation
 /// seconds.
 enum CommandRunner {
     /// Each stream's text; with `together`, both went into one file and `stderr` is empty.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], together: Bool)
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], together: Bool
+    )
         async throws -> (status: Int32, stdout: String, stderr: String)
     {
         let process = Process()

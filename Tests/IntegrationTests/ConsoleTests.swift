@@ -13,9 +13,13 @@ extension PlatformTests {
         /// One browser: its cookies, and the CSRF token of the page it loaded last.
         final class Browser: @unchecked Sendable {
             let base: String
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-                tlsConfiguration: { var tls = TLSConfiguration.makeClientConfiguration(); tls.certificateVerification = .none; return tls }(),
-                redirectConfiguration: .disallow))
+            let http = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: .init(
+                    tlsConfiguration: {
+                        var tls = TLSConfiguration.makeClientConfiguration(); tls.certificateVerification = .none; return tls
+                    }(),
+                    redirectConfiguration: .disallow))
             var cookies: [String: String] = [:]
 
             init(_ platform: RunningPlatform) { base = platform.baseURL }
@@ -151,7 +155,8 @@ extension PlatformTests {
         @Test func aSessionEndsWhenItExpiresOrItsAdminTokenIsRevoked() async throws {
             let platform = try platform
             let token = "console-test-\(UInt64.random(in: 0...UInt64.max))"
-            _ = try platform.sql("INSERT INTO auth.admin_tokens (token_hash, label, scope) VALUES (sha256('\(token)'::bytea), 'console test', 'owner')")
+            _ = try platform.sql(
+                "INSERT INTO auth.admin_tokens (token_hash, label, scope) VALUES (sha256('\(token)'::bytea), 'console test', 'owner')")
             let browser = Browser(platform)
             try await browser.logIn(token)
             #expect(try await browser.get("/console").status == 200)
@@ -161,7 +166,8 @@ extension PlatformTests {
             let other = Browser(platform)
             try await other.logIn(platform.adminToken)
             let session = try #require(other.cookies["custodian_console"])
-            _ = try platform.sql("UPDATE auth.console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = sha256('\(session)'::bytea)")
+            _ = try platform.sql(
+                "UPDATE auth.console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = sha256('\(session)'::bytea)")
             #expect(try await other.get("/console/twomes/devices").location == "/console/login")
         }
 
@@ -173,24 +179,29 @@ extension PlatformTests {
             let created = try await browser.post("/console/twomes/accounts", [("csrf", accounts.csrf ?? "")])
             #expect(created.status == 201)
             #expect(created.text.contains(#"id="activation-qr" src="data:image/png;base64,"#))
-            let pseudonym = try #require(created.text.range(of: #"id="account-pseudonym">"#).map { String(created.text[$0.upperBound...].prefix { $0.isNumber }) })
+            let pseudonym = try #require(
+                created.text.range(of: #"id="account-pseudonym">"#).map { String(created.text[$0.upperBound...].prefix { $0.isNumber }) })
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym = \(pseudonym)") == "1")
 
             let name = TwomesProvisioning.deviceName()
             let devices = try await browser.get("/console/twomes/devices")
-            let registered = try await browser.post("/console/twomes/devices", [
-                ("csrf", devices.csrf ?? ""), ("name", name), ("device_type", "Generic-Test"), ("activation_token", "console-\(name)"),
-            ])
+            let registered = try await browser.post(
+                "/console/twomes/devices",
+                [
+                    ("csrf", devices.csrf ?? ""), ("name", name), ("device_type", "Generic-Test"), ("activation_token", "console-\(name)"),
+                ])
             #expect(registered.status == 303)
             let listed = try await browser.get(try #require(registered.location))
             #expect(listed.text.contains("Device \(name) is registered."))
             #expect(listed.text.contains(#"<tr data-device="\#(name)">"#))
             // A name the device API refuses is shown beside the form, which keeps what was typed.
-            let refused = try await browser.post("/console/twomes/devices", [("csrf", devices.csrf ?? ""), ("name", name), ("device_type", "Generic-Test")])
+            let refused = try await browser.post(
+                "/console/twomes/devices", [("csrf", devices.csrf ?? ""), ("name", name), ("device_type", "Generic-Test")])
             #expect(refused.status == 409 || refused.status == 400, "\(refused.status)")
             #expect(refused.text.contains(#"id="error""#) && refused.text.contains(#"value="\#(name)""#))
 
-            let sheet = try await browser.post("/console/twomes/labels", [("csrf", devices.csrf ?? ""), ("name", name), ("unprinted", "false"), ("transport", "ble")])
+            let sheet = try await browser.post(
+                "/console/twomes/labels", [("csrf", devices.csrf ?? ""), ("name", name), ("unprinted", "false"), ("transport", "ble")])
             #expect(sheet.status == 200)
             #expect(sheet.text.contains(">\(name)</div>") && sheet.text.contains("<svg "))
             #expect(try platform.sql("SELECT label_printed_on IS NOT NULL FROM devices.devices WHERE name = '\(name)'") == "t")
@@ -252,32 +263,40 @@ extension PlatformTests {
             let csrf = try #require(try await browser.get("/console/vault").csrf)
 
             let email = "console-\(UInt32.random(in: 0...UInt32.max))@example.org"
-            let user = try await browser.post("/console/vault/users", [("csrf", csrf), ("email", email), ("name", "Console Test"), ("password", "s3cret-console")])
+            let user = try await browser.post(
+                "/console/vault/users", [("csrf", csrf), ("email", email), ("name", "Console Test"), ("password", "s3cret-console")])
             let userID = try #require(try platform.sql("SELECT id FROM auth.vault_users WHERE email = '\(email)'").nilIfEmpty)
             #expect(user.status == 200 && user.text.contains("<dt>id</dt><dd class=\"\">\(userID)</dd>"), "\(user.text)")
             #expect(!user.text.contains(email), "a person's email is not shown, not even back")
-            let module = try await browser.post("/console/vault/modules", [("csrf", csrf), ("user_id", userID), ("name", "Viewer <b>2</b>"), ("url", "https://viewer.example.org/")])
+            let module = try await browser.post(
+                "/console/vault/modules", [("csrf", csrf), ("user_id", userID), ("name", "Viewer <b>2</b>"), ("url", "https://viewer.example.org/")])
             #expect(module.text.contains(#"id="module-qr" src="data:image/png;base64,"#), "\(module.text)")
             #expect(module.text.contains(#"<dt>secret</dt><dd class="secret">"#))
             #expect(module.text.contains("Viewer &lt;b&gt;2&lt;/b&gt;") && !module.text.contains("<b>2</b>"), "text from a form is escaped")
             let moduleID = try #require(try platform.sql("SELECT id FROM vault.modules WHERE user_id = \(userID)").nilIfEmpty)
-            let granted = try await browser.post("/console/vault/permissions", [("csrf", csrf), ("module_id", moduleID), ("repo", "doc.notes"), ("read", "false"), ("read", "true"), ("write", "false")])
+            let granted = try await browser.post(
+                "/console/vault/permissions",
+                [("csrf", csrf), ("module_id", moduleID), ("repo", "doc.notes"), ("read", "false"), ("read", "true"), ("write", "false")])
             #expect(granted.text.contains("The module may read doc.notes."), "\(granted.text)")
             let listed = try await browser.get("/console/vault")
-            let row = try #require(listed.text.range(of: "<tr data-user=\"\(userID)\">").map { listed.text[$0.upperBound...] }
-                .flatMap { rest in rest.range(of: "</tr>").map { String(rest[..<$0.lowerBound]) } })
+            let row = try #require(
+                listed.text.range(of: "<tr data-user=\"\(userID)\">").map { listed.text[$0.upperBound...] }
+                    .flatMap { rest in rest.range(of: "</tr>").map { String(rest[..<$0.lowerBound]) } })
             #expect(row.contains("doc.notes (0)") && row.contains("doc.notes read;"), "\(row)")
             let unknownUser = try await browser.post("/console/vault/repos", [("csrf", csrf), ("user_id", "999999"), ("identifier", "doc.notes")])
             #expect(unknownUser.status == 404 && unknownUser.text.contains("No such user"))
 
             let consumer = try await browser.post("/console/consumers", [("csrf", csrf), ("name", "Console app")])
             #expect(consumer.status == 201)
-            let secret = try #require(consumer.text.range(of: #"id="consumer-secret" class="secret">"#).map { String(consumer.text[$0.upperBound...].prefix { $0 != "<" }) })
+            let secret = try #require(
+                consumer.text.range(of: #"id="consumer-secret" class="secret">"#).map { String(consumer.text[$0.upperBound...].prefix { $0 != "<" }) }
+            )
             #expect(secret.count >= 40)
             #expect(try await !browser.get("/console/consumers").text.contains(secret), "the secret is shown once")
 
             let title = "Console \(UInt32.random(in: 0...UInt32.max))"
-            let link = try await browser.post("/console/links", [("csrf", csrf), ("app_url", "warmtewachter://account/console"), ("title", title), ("ttl_days", "7")])
+            let link = try await browser.post(
+                "/console/links", [("csrf", csrf), ("app_url", "warmtewachter://account/console"), ("title", title), ("ttl_days", "7")])
             #expect(link.status == 201 && link.text.contains(#"id="short-link-qr""#))
             let url = try #require(link.text.range(of: #"id="short-link" href=""#).map { String(link.text[$0.upperBound...].prefix { $0 != "\"" }) })
             let code = try #require(url.split(separator: "/").last.map(String.init))
@@ -293,14 +312,18 @@ extension PlatformTests {
             #expect(imported.status == 200, "\(imported.text)")
             #expect(imported.headers.first(name: "Content-Length") == nil, "sent in parts: the progress first, the outcome when the rows are stored")
             let progress = try #require(imported.text.range(of: #"<p id="progress" role="status">Importing 2 rows from Console test"#))
-            let outcome = try #require(imported.text.range(of: "Imported 2 rows (2 new, 0 updated) for GB, ZA, 2020-01-15 to 2020-01-15."), "\(imported.text)")
+            let outcome = try #require(
+                imported.text.range(of: "Imported 2 rows (2 new, 0 updated) for GB, ZA, 2020-01-15 to 2020-01-15."), "\(imported.text)")
             #expect(progress.upperBound < outcome.lowerBound)
             #expect(imported.text.hasSuffix("</html>\n"))
             let again = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "Console test"), ("file", csv)])
             #expect(again.text.contains("Imported 2 rows (0 new, 2 updated)"), "a second import replaces rather than duplicates")
             // A file the service refuses: the page says so in an alert, and nothing is stored.
-            let badCSV = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "x"), ("file", "country,date,confirmed,deaths,recovered\r\nZA,2020-01-16,1,0,0\r\nXX,1,2,3,4\r\n")])
-            #expect(badCSV.text.contains(#"<p id="error" role="alert">Nothing was imported: "#) && !badCSV.text.contains("Imported "), "\(badCSV.text)")
+            let badCSV = try await browser.postMultipart(
+                "/console/lemon/covid",
+                [("csrf", csrf), ("source", "x"), ("file", "country,date,confirmed,deaths,recovered\r\nZA,2020-01-16,1,0,0\r\nXX,1,2,3,4\r\n")])
+            #expect(
+                badCSV.text.contains(#"<p id="error" role="alert">Nothing was imported: "#) && !badCSV.text.contains("Imported "), "\(badCSV.text)")
             #expect(try platform.sql("SELECT count(*) FROM statistics.covid_figures WHERE day = '2020-01-16'") == "0")
             let empty = try await browser.postMultipart("/console/lemon/covid", [("csrf", csrf), ("source", "x"), ("file", " ")])
             #expect(empty.status == 400 && empty.text.contains("Choose a CSV file to import."))

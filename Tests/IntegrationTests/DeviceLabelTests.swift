@@ -7,7 +7,8 @@ extension PlatformTests {
     @Suite("Device labels")
     struct DeviceLabels {
         static func register(_ name: String, token: String) async throws {
-            let reply = try await platform.request(.POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test","activation_token":"\#(token)"}"#, admin: true)
+            let reply = try await platform.request(
+                .POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test","activation_token":"\#(token)"}"#, admin: true)
             #expect(reply.status == 200, "\(reply.text)")
         }
 
@@ -22,8 +23,11 @@ extension PlatformTests {
             #expect(try QRScanner.decode(ble.body) == Array(#"{"ver": "v1", "name": "\#(name)", "pop": "\#(token)", "transport": "ble"}"#.utf8))
 
             let softap = try await platform.request(.GET, "/admin/v1/devices/\(name)/label?transport=softap&ec=H&size=4", admin: true)
-            #expect(try QRScanner.decode(softap.body) == Array(
-                #"{"ver": "v1", "name": "\#(name)", "pop": "\#(token)", "transport": "softap", "security": "1", "password": "\#(token)"}"#.utf8))
+            #expect(
+                try QRScanner.decode(softap.body)
+                    == Array(
+                        #"{"ver": "v1", "name": "\#(name)", "pop": "\#(token)", "transport": "softap", "security": "1", "password": "\#(token)"}"#
+                            .utf8))
 
             let svg = try await platform.request(.GET, "/admin/v1/devices/\(name)/label?format=svg", admin: true)
             #expect(svg.headers.first(name: "Content-Type") == "image/svg+xml")

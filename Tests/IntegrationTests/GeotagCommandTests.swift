@@ -22,12 +22,15 @@ extension PlatformTests {
         static let tracks = Tracks([
             (0...12).map { step in
                 let t = Double(step)
-                return Fix(latitude: 52.0907 + 0.0001 * t, longitude: 5.1214 + 0.00015 * t + 0.00001 * t * t, altitude: 4.5 + 0.3 * t,
-                           accuracy: 5, time: start + 10 * t)
+                return Fix(
+                    latitude: 52.0907 + 0.0001 * t, longitude: 5.1214 + 0.00015 * t + 0.00001 * t * t, altitude: 4.5 + 0.3 * t,
+                    accuracy: 5, time: start + 10 * t)
             },
-            [Fix(latitude: 52.1, longitude: 5.2, altitude: -1.5, accuracy: 5, time: start + 1260),
-             Fix(latitude: 52.1004, longitude: 5.2008, altitude: -2.5, accuracy: 5, time: start + 1280),
-             Fix(latitude: 52.11, longitude: 5.21, altitude: -3, accuracy: 5, time: start + 1680)],
+            [
+                Fix(latitude: 52.1, longitude: 5.2, altitude: -1.5, accuracy: 5, time: start + 1260),
+                Fix(latitude: 52.1004, longitude: 5.2008, altitude: -2.5, accuracy: 5, time: start + 1280),
+                Fix(latitude: 52.11, longitude: 5.21, altitude: -3, accuracy: 5, time: start + 1680),
+            ],
         ])
 
         struct Stored {
@@ -42,7 +45,11 @@ extension PlatformTests {
             let platform = try platform
             let consumer = try await Geotag.consumer("DSLR Geotag app")
             let nonce = RouteNonce.random()
-            let client = try RouteStoreClient(server: platform.baseURL, key: consumer.key, secret: consumer.secret, tls: { var tls = TLSConfiguration.makeClientConfiguration(); tls.certificateVerification = .none; return tls }())
+            let client = try RouteStoreClient(
+                server: platform.baseURL, key: consumer.key, secret: consumer.secret,
+                tls: {
+                    var tls = TLSConfiguration.makeClientConfiguration(); tls.certificateVerification = .none; return tls
+                }())
             let stored = try await client.store(try RouteSealer.seal(tracks: tracks, passphrase: passphrase, nonce: nonce), lookupID: nonce.lookupID)
             return Stored(routeID: stored.routeID, nonce: nonce, key: consumer.key, secret: consumer.secret)
         }
@@ -71,14 +78,17 @@ extension PlatformTests {
         }
 
         static func exiftool(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-            guard let exiftool = ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            guard let exiftool = ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+            else {
                 throw PlatformError("exiftool is not installed; install libimage-exiftool-perl (Deploy/dev/install-dependencies.sh --tests does)")
             }
             return try await RunningPlatform.run(exiftool, arguments)
         }
 
         /// Writes a photo into `folder` with its capture time set by exiftool (`nil`: none), in the byte order given.
-        static func addPhoto(_ name: String, in folder: String, qr: String? = nil, seed: Int = 0, routeTime: Double?, littleEndian: Bool = false) async throws {
+        static func addPhoto(
+            _ name: String, in folder: String, qr: String? = nil, seed: Int = 0, routeTime: Double?, littleEndian: Bool = false
+        ) async throws {
             let path = folder + "/" + name
             try Data(try photo(qr: qr, seed: seed)).write(to: URL(fileURLWithPath: path))
             guard let routeTime else { return }
@@ -114,10 +124,15 @@ extension PlatformTests {
             return byName
         }
 
-        static func geotag(_ folder: String, _ stored: Stored, _ extra: [String] = [], passphrase: String = passphrase,
-                           server: String? = nil) async throws -> (status: Int32, output: String) {
-            try await platform.custodian(["geotag", folder, "--passphrase", passphrase, "--server", server ?? platform.baseURL,
-                                          "--key", stored.key, "--secret", stored.secret, "--insecure"] + extra)
+        static func geotag(
+            _ folder: String, _ stored: Stored, _ extra: [String] = [], passphrase: String = passphrase,
+            server: String? = nil
+        ) async throws -> (status: Int32, output: String) {
+            try await platform.custodian(
+                [
+                    "geotag", folder, "--passphrase", passphrase, "--server", server ?? platform.baseURL,
+                    "--key", stored.key, "--secret", stored.secret, "--insecure",
+                ] + extra)
         }
 
         /// Metres between two points (equirectangular: exact enough over a few metres).
@@ -143,10 +158,10 @@ extension PlatformTests {
             let qr = RouteQRText(time: Int64(Self.start) + 30, nonce: stored.nonce)
             // Route times of the photos that fall on the route.
             let onRoute: [String: Double] = [
-                "IMG_0001.jpg": Self.start + 30,      // the QR photo, at a fix
-                "IMG_0002.jpg": Self.start + 47,      // between two fixes of track 1
-                "IMG_0003.JPG": Self.start + 1270,    // track 2, little-endian Exif
-                "IMG_0004.jpeg": Self.start + 120,    // the last fix of track 1
+                "IMG_0001.jpg": Self.start + 30,  // the QR photo, at a fix
+                "IMG_0002.jpg": Self.start + 47,  // between two fixes of track 1
+                "IMG_0003.JPG": Self.start + 1270,  // track 2, little-endian Exif
+                "IMG_0004.jpeg": Self.start + 120,  // the last fix of track 1
             ]
             try await Self.addPhoto("IMG_0001.jpg", in: folder, qr: qr.text, routeTime: onRoute["IMG_0001.jpg"])
             try await Self.addPhoto("IMG_0002.jpg", in: folder, seed: 1, routeTime: onRoute["IMG_0002.jpg"])
@@ -217,7 +232,8 @@ extension PlatformTests {
             let folder = try Self.folder(), output = try Self.folder() + "/tagged"
             defer { try? FileManager.default.removeItem(atPath: folder) }
             defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
-            try await Self.addPhoto("qr.jpg", in: folder, qr: RouteQRText(time: Int64(Self.start) + 5, nonce: stored.nonce).text, routeTime: Self.start + 5)
+            try await Self.addPhoto(
+                "qr.jpg", in: folder, qr: RouteQRText(time: Int64(Self.start) + 5, nonce: stored.nonce).text, routeTime: Self.start + 5)
             try await Self.addPhoto("walk.jpg", in: folder, seed: 1, routeTime: Self.start + 62.5)
             try await Self.addPhoto("home.jpg", in: folder, seed: 2, routeTime: Self.start + 9000)
             let before = try Self.contents(folder)
@@ -227,7 +243,8 @@ extension PlatformTests {
             #expect(dry.output.contains("dry run: 2 photos would be geotagged, 1 skipped; nothing written"))
             let walk = try Self.expected(Self.start + 62)
             let walkRow = dry.output.split(separator: "\n").first { $0.hasPrefix("walk.jpg") }.map(String.init) ?? ""
-            #expect(walkRow.contains(String(format: "%.7f", walk.latitude)) && walkRow.contains(String(format: "%.7f", walk.longitude)), "\(dry.output)")
+            #expect(
+                walkRow.contains(String(format: "%.7f", walk.latitude)) && walkRow.contains(String(format: "%.7f", walk.longitude)), "\(dry.output)")
             #expect(try Self.contents(folder) == before)
 
             let copied = try await Self.geotag(folder, stored, ["--output", output])
@@ -236,7 +253,8 @@ extension PlatformTests {
             #expect(try Self.contents(folder) == before)
             #expect(try Set(FileManager.default.contentsOfDirectory(atPath: output)) == ["qr.jpg", "walk.jpg"])
             let read = try await Self.readBack(output)
-            let latitude = try #require(read["walk.jpg"]?["GPSLatitude"] as? Double), longitude = try #require(read["walk.jpg"]?["GPSLongitude"] as? Double)
+            let latitude = try #require(read["walk.jpg"]?["GPSLatitude"] as? Double),
+                longitude = try #require(read["walk.jpg"]?["GPSLongitude"] as? Double)
             #expect(Self.metres(latitude, longitude, try Self.expected(Self.start + 62)) < 1)
         }
 
@@ -262,7 +280,8 @@ extension PlatformTests {
 
             // Wrong passphrase (the QR photo now dated).
             try await Self.addPhoto("qr.jpg", in: folder, qr: qr.text, routeTime: Self.start + 40)
-            expectError(try await Self.geotag(folder, stored, passphrase: "Tour of Amsterdam"), "wrong passphrase: route \(stored.routeID) does not open")
+            expectError(
+                try await Self.geotag(folder, stored, passphrase: "Tour of Amsterdam"), "wrong passphrase: route \(stored.routeID) does not open")
 
             // Unreachable server: within seconds.
             let started = ContinuousClock.now
@@ -270,12 +289,14 @@ extension PlatformTests {
             #expect(ContinuousClock.now - started < .seconds(30))
 
             // A route id the server does not know.
-            expectError(try await Self.geotag(folder, stored, ["--route-id", "AAAAAAAAAAAAAAAAAAAAAA"]), "the server has no route AAAAAAAAAAAAAAAAAAAAAA")
+            expectError(
+                try await Self.geotag(folder, stored, ["--route-id", "AAAAAAAAAAAAAAAAAAAAAA"]), "the server has no route AAAAAAAAAAAAAAAAAAAAAA")
 
             // Two photos of QR codes of different routes.
             let other = RouteQRText(time: Int64(Self.start) + 50, nonce: RouteNonce.random())
             try await Self.addPhoto("qr2.jpg", in: folder, qr: other.text, routeTime: Self.start + 50)
-            expectError(try await Self.geotag(folder, stored), "photos show the QR codes of different routes: qr.jpg (\(qr.text)), qr2.jpg (\(other.text))")
+            expectError(
+                try await Self.geotag(folder, stored), "photos show the QR codes of different routes: qr.jpg (\(qr.text)), qr2.jpg (\(other.text))")
 
             // Nothing was written by any of these.
             let photos = try await Self.readBack(folder)
@@ -293,10 +314,13 @@ extension PlatformTests {
             let stored = try await Self.storeRoute(passphrase: "-starts with a dash")
             let folder = try Self.folder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            try await Self.addPhoto("qr.jpg", in: folder, qr: RouteQRText(time: Int64(Self.start) + 5, nonce: stored.nonce).text, routeTime: Self.start + 5)
+            try await Self.addPhoto(
+                "qr.jpg", in: folder, qr: RouteQRText(time: Int64(Self.start) + 5, nonce: stored.nonce).text, routeTime: Self.start + 5)
             let file = folder + "/passphrase.txt"
             try "-starts with a dash\n".write(toFile: file, atomically: true, encoding: .utf8)
-            let base = ["geotag", folder, "--dry-run", "--server", try platform.baseURL, "--key", stored.key, "--secret", stored.secret, "--insecure"]
+            let base = [
+                "geotag", folder, "--dry-run", "--server", try platform.baseURL, "--key", stored.key, "--secret", stored.secret, "--insecure",
+            ]
             let fromFile = try await platform.custodian(base + ["--passphrase-file", file])
             #expect(fromFile.status == 0 && fromFile.output.contains("1 photo would be geotagged"), "\(fromFile.output)")
             let fromEnvironment = try await platform.custodian(base, environment: ["CUSTODIAN_ROUTE_PASSPHRASE": "-starts with a dash"])

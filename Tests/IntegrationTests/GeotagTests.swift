@@ -18,15 +18,19 @@ extension PlatformTests {
         static func consumer(_ name: String = "Geotag test app") async throws -> Consumer {
             let reply = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": "\#(name)"}"#, admin: true)
             #expect(reply.status == 201, "\(reply.text)")
-            return Consumer(key: try #require(reply.json?["consumer_key"] as? String), secret: try #require(reply.json?["consumer_secret"] as? String))
+            return Consumer(
+                key: try #require(reply.json?["consumer_key"] as? String), secret: try #require(reply.json?["consumer_secret"] as? String))
         }
 
         /// A request signed by `consumer` (at `timestamp`, now by default); `headers` replace the signature's.
-        static func signed(_ method: HTTPMethod, _ target: String, body: Data = Data(), by consumer: Consumer,
-                           timestamp: Int64 = Int64(Date().timeIntervalSince1970), contentType: String? = nil,
-                           override: [String: String?] = [:]) async throws -> RunningPlatform.Reply {
-            var headers = RequestSignature.headers(key: consumer.key, secret: consumer.secret, method: method.rawValue,
-                                                   pathWithQuery: target, body: body, timestamp: timestamp)
+        static func signed(
+            _ method: HTTPMethod, _ target: String, body: Data = Data(), by consumer: Consumer,
+            timestamp: Int64 = Int64(Date().timeIntervalSince1970), contentType: String? = nil,
+            override: [String: String?] = [:]
+        ) async throws -> RunningPlatform.Reply {
+            var headers = RequestSignature.headers(
+                key: consumer.key, secret: consumer.secret, method: method.rawValue,
+                pathWithQuery: target, body: body, timestamp: timestamp)
             for (name, value) in override {
                 headers.removeAll { $0.0 == name }
                 if let value { headers.append((name, value)) }
@@ -36,8 +40,10 @@ extension PlatformTests {
         }
 
         static let tracks = Tracks([
-            [Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 8, time: 1_764_000_000),
-             Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 6, time: 1_764_000_005)],
+            [
+                Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 8, time: 1_764_000_000),
+                Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 6, time: 1_764_000_005),
+            ],
             [Fix(latitude: 52.1, longitude: 5.2, altitude: nil, accuracy: 20, time: 1_764_003_600)],
         ])
 
@@ -79,7 +85,9 @@ extension PlatformTests {
 
             let unnamed = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": " "}"#, admin: true)
             #expect(unnamed.status == 422)
-            #expect(unnamed.text == #"{"error":{"message":"name: a name has 1 to 100 characters and no control characters","reason":"validation_failed"}}"# + "\n")
+            #expect(
+                unnamed.text
+                    == #"{"error":{"message":"name: a name has 1 to 100 characters and no control characters","reason":"validation_failed"}}"# + "\n")
             let missing = try await platform.request(.POST, "/admin/v1/api-consumers", json: "{}", admin: true)
             #expect(missing.status == 422)
             #expect(try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name": "x"}"#).status == 401)
@@ -158,7 +166,10 @@ extension PlatformTests {
             let other = Data(#"{"route": "\#(Self.opaqueRoute().base64EncodedString())", "lookup_id": "\#(nonce.lookupID)"}"#.utf8)
             let taken = try await Self.signed(.POST, "/route", body: other, by: app)
             #expect(taken.status == 409)
-            #expect(taken.text == #"{"error":"lookup_id_taken","message":"Another route is stored under this lookup_id; a new recording needs a new nonce"}"# + "\n")
+            #expect(
+                taken.text
+                    == #"{"error":"lookup_id_taken","message":"Another route is stored under this lookup_id; a new recording needs a new nonce"}"#
+                    + "\n")
 
             // Another consumer storing the very same bytes stores a route of its own.
             let someoneElse = try await Self.consumer("Second app")
@@ -171,12 +182,23 @@ extension PlatformTests {
             let app = try await Self.consumer()
             let cases: [(Data, Int, String)] = [
                 (Data("not base64!".utf8), 400, #"{"error":"invalid_base64","message":"The route is not valid base64"}"#),
-                (Data(), 400, #"{"error":"missing_route","message":"The body must be the encrypted route in base64, or {\"route\": \"<base64>\", \"lookup_id\": \"<hex>\"}"}"#),
-                (Data("{\"route\": 5}".utf8), 400, #"{"error":"missing_route","message":"The JSON body needs \"route\": the encrypted route in base64"}"#),
-                (Data("{\"route\": \"AQID\"".utf8), 400, #"{"error":"malformed_body","message":"The request body starts with '{' but is not valid JSON"}"#),
+                (
+                    Data(), 400,
+                    #"{"error":"missing_route","message":"The body must be the encrypted route in base64, or {\"route\": \"<base64>\", \"lookup_id\": \"<hex>\"}"}"#
+                ),
+                (
+                    Data("{\"route\": 5}".utf8), 400,
+                    #"{"error":"missing_route","message":"The JSON body needs \"route\": the encrypted route in base64"}"#
+                ),
+                (
+                    Data("{\"route\": \"AQID\"".utf8), 400,
+                    #"{"error":"malformed_body","message":"The request body starts with '{' but is not valid JSON"}"#
+                ),
                 (Data([0x41, 0xff, 0x41, 0x41]), 400, #"{"error":"malformed_body","message":"The request body is not UTF-8 text"}"#),
-                (Data("{\"route\": \"AQID\", \"lookup_id\": \"abc\"}".utf8), 400,
-                 #"{"error":"invalid_lookup_id","message":"lookup_id must be 64 hex digits: hex(SHA-256(\"custodian-route-lookup\" ‖ nonce))"}"#),
+                (
+                    Data("{\"route\": \"AQID\", \"lookup_id\": \"abc\"}".utf8), 400,
+                    #"{"error":"invalid_lookup_id","message":"lookup_id must be 64 hex digits: hex(SHA-256(\"custodian-route-lookup\" ‖ nonce))"}"#
+                ),
             ]
             for (body, status, expected) in cases {
                 let reply = try await Self.signed(.POST, "/route", body: body, by: app)
@@ -198,12 +220,15 @@ extension PlatformTests {
             let routeID = try #require(stored.json?["route_id"] as? String)
             // The bytes themselves come back in the fetch tests; here the size and digest suffice.
             let digest = SHA256.hash(data: largest).map { String(format: "%02x", $0) }.joined()
-            #expect(try platform.sql("SELECT octet_length(blob), encode(blob_sha256, 'hex') FROM routes.routes WHERE route_id = '\(routeID)'")
-                == "1048576|\(digest)")
+            #expect(
+                try platform.sql("SELECT octet_length(blob), encode(blob_sha256, 'hex') FROM routes.routes WHERE route_id = '\(routeID)'")
+                    == "1048576|\(digest)")
 
             let tooLarge = try await Self.signed(.POST, "/route", body: Data((largest + Data([1])).base64EncodedString().utf8), by: app)
             #expect(tooLarge.status == 413)
-            #expect(tooLarge.text == #"{"error":"route_too_large","message":"The encrypted route has 1048577 bytes; at most 1048576 are accepted"}"# + "\n")
+            #expect(
+                tooLarge.text == #"{"error":"route_too_large","message":"The encrypted route has 1048577 bytes; at most 1048576 are accepted"}"#
+                    + "\n")
             let hugeBody = try await Self.signed(.POST, "/route", body: Data(repeating: UInt8(ascii: "A"), count: 1_572_865), by: app)
             #expect(hugeBody.status == 413)
             #expect(hugeBody.text == #"{"error":"body_too_large","message":"The request body exceeds 1572864 bytes"}"# + "\n")
@@ -222,18 +247,25 @@ extension PlatformTests {
 
             let unsigned = try await platform.request(.POST, "/route", rawBody: body)
             #expect(refusal(unsigned) == "401 missing_api_key: The X-API-Key header is missing")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Timestamp": nil]))
-                == "401 missing_timestamp: The X-API-Timestamp header is missing")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Sig": nil]))
-                == "401 missing_signature: The X-API-Sig header is missing")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: Consumer(key: "no-such-key", secret: app.secret)))
-                == "401 unknown_api_key: Unknown API key")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: Consumer(key: app.key, secret: "a guessed secret")))
-                == "401 invalid_signature: The signature does not match the request: X-API-Sig must be the HMAC-SHA256, keyed with the consumer secret, of METHOD\\nPATH_WITH_QUERY\\nTIMESTAMP\\nhex(SHA-256(body)) (docs/geotag.md)")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Sig": "abc"]))
-                == "401 invalid_signature: X-API-Sig must be 64 hex digits: the HMAC-SHA256 of the canonical request")
-            #expect(refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Timestamp": "yesterday"]))
-                == "401 invalid_timestamp: X-API-Timestamp must be the request's Unix time in whole seconds (UTC)")
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Timestamp": nil]))
+                    == "401 missing_timestamp: The X-API-Timestamp header is missing")
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Sig": nil]))
+                    == "401 missing_signature: The X-API-Sig header is missing")
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: Consumer(key: "no-such-key", secret: app.secret)))
+                    == "401 unknown_api_key: Unknown API key")
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: Consumer(key: app.key, secret: "a guessed secret")))
+                    == "401 invalid_signature: The signature does not match the request: X-API-Sig must be the HMAC-SHA256, keyed with the consumer secret, of METHOD\\nPATH_WITH_QUERY\\nTIMESTAMP\\nhex(SHA-256(body)) (docs/geotag.md)"
+            )
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Sig": "abc"]))
+                    == "401 invalid_signature: X-API-Sig must be 64 hex digits: the HMAC-SHA256 of the canonical request")
+            #expect(
+                refusal(try await Self.signed(.POST, "/route", body: body, by: app, override: ["X-API-Timestamp": "yesterday"]))
+                    == "401 invalid_timestamp: X-API-Timestamp must be the request's Unix time in whole seconds (UTC)")
 
             // A body, path or method other than the signed one.
             let headers = RequestSignature.headers(key: app.key, secret: app.secret, method: "POST", pathWithQuery: "/route", body: body)
@@ -297,11 +329,15 @@ extension PlatformTests {
             #expect(fetched.json?["route_id"] as? String == routeID)
             let blob = try #require((fetched.json?["route"] as? String).flatMap { Data(base64Encoded: $0) })
             // Keys and secrets may start with "-" (URL-safe base64), and so may a passphrase: taken as values all the same.
-            #expect(try RouteSealer.open(blob, passphrase: "-Tour of Utrecht-", nonce: qr.nonce) == Tracks([
-                [Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 10, time: 1_764_000_000),
-                 Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 10, time: 1_764_000_005)],
-                [Fix(latitude: 52.1, longitude: 5.2, altitude: 7, accuracy: 10, time: 1_764_003_600)],
-            ]))
+            #expect(
+                try RouteSealer.open(blob, passphrase: "-Tour of Utrecht-", nonce: qr.nonce)
+                    == Tracks([
+                        [
+                            Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 10, time: 1_764_000_000),
+                            Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 10, time: 1_764_000_005),
+                        ],
+                        [Fix(latitude: 52.1, longitude: 5.2, altitude: 7, accuracy: 10, time: 1_764_003_600)],
+                    ]))
             #expect(throws: RouteFormatError.cannotOpen) { try RouteSealer.open(blob, passphrase: "Tour of Utrecht", nonce: qr.nonce) }
 
             let wrongSecret = try await platform.custodian([
@@ -342,7 +378,8 @@ extension RunningPlatform {
 
     /// Runs a program to completion and returns its exit status and output (stdout and stderr together).
     /// `environment` is added to this process's.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String)
+    {
         let result = try await CommandRunner.run(executable, arguments, environment: environment, together: true)
         return (result.status, result.stdout)
     }

@@ -21,11 +21,14 @@ struct HostileInputTests {
         let platform = try platform
         let before = try platform.processIDs()
         let device = try await Twomes.provision()
-        let session = try #require(try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"] as? String)
+        let session = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                as? String)
         let upload = Self.bearer(session)
         func fixed(_ timestamp: String, _ interval: String, count: Int = 2) -> String {
             let values = (0..<count).map { "\"\($0)\"" }.joined(separator: ",")
-            return #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","timestamp":\#(timestamp),"timestamp_type":"start","interval":\#(interval),"measurements":[\#(values)]}]}"#
+            return
+                #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","timestamp":\#(timestamp),"timestamp_type":"start","interval":\#(interval),"measurements":[\#(values)]}]}"#
         }
         func variable(uploadTime: String = "1700000000", _ timestamp: String) -> String {
             #"{"upload_time":\#(uploadTime),"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(timestamp),"value":"1"}]}]}"#
@@ -52,7 +55,11 @@ struct HostileInputTests {
         // One character of a letter and 2000 combining marks: 2001 code points, over the 1024 a value may have.
         let combining = "e" + String(repeating: "\u{0301}", count: 2000)
         #expect(combining.count == 1)
-        let longValue = try await platform.request(.POST, "/device/measurements/variable-interval", json: #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1700000000,"value":"\#(combining)"}]}]}"#, headers: upload)
+        let longValue = try await platform.request(
+            .POST, "/device/measurements/variable-interval",
+            json:
+                #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1700000000,"value":"\#(combining)"}]}]}"#,
+            headers: upload)
         #expect(longValue.status == 422 && longValue.text.contains("ensure this value has at most 1024 characters"), "\(longValue.text.prefix(300))")
         for (route, body) in twomesCases {
             let reply = try await platform.request(.POST, "/device/measurements/\(route)", json: body, headers: upload)
@@ -96,8 +103,10 @@ struct HostileInputTests {
         // The tracing app's survey: an age and dates no one has.
         let client = try await PlatformTests.Lemon.client()
         let lemon = try await client.register(LemonApp.generate())
-        for survey in [#"{"Status":"Positive","Age":1e308}"#, #"{"Status":"Positive","Age":9223372036854775808}"#,
-                       #"{"Status":"Positive","PositiveTestDate":"99999-03-29 13:00:09"}"#] {
+        for survey in [
+            #"{"Status":"Positive","Age":1e308}"#, #"{"Status":"Positive","Age":9223372036854775808}"#,
+            #"{"Status":"Positive","PositiveTestDate":"99999-03-29 13:00:09"}"#,
+        ] {
             let reply = try await client.call(.POST, "/api/v1/submission/covid", body: Data(survey.utf8), session: lemon)
             #expect(reply.status == 400 && reply.wasEncrypted, "\(survey): \(reply.status) \(reply.envelope.message ?? "")")
         }
@@ -108,7 +117,9 @@ struct HostileInputTests {
     @Test func aNULCharacterIsA400InTheRoutesStyleOnEveryKindOfRoute() async throws {
         let platform = try platform
         let device = try await Twomes.provision()
-        let deviceSession = try #require(try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"] as? String)
+        let deviceSession = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                as? String)
         let vaultUser = try await Vault.newUser()
         let message = "The request contains a NUL character (U+0000), which no field may hold"
         let formHeader = [("Content-Type", "application/x-www-form-urlencoded")]
@@ -119,9 +130,11 @@ struct HostileInputTests {
             (.POST, "/oauth/token", "grant_type=password&email=a%00@b.c&password=x", formHeader, false, "oyd"),
             (.POST, "/account/activate", #"{"activation_token":"abc\u0000defgh"}"#, [], false, "twomes"),
             (.POST, "/device/activate", #"{"activation_token":"abc\u0000defgh"}"#, [], false, "twomes"),
-            (.POST, "/device/measurements/variable-interval",
-             #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1700000000,"value":"a\u0000"}]}]}"#,
-             Self.bearer(deviceSession), false, "twomes"),
+            (
+                .POST, "/device/measurements/variable-interval",
+                #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":1700000000,"value":"a\u0000"}]}]}"#,
+                Self.bearer(deviceSession), false, "twomes"
+            ),
             (.GET, "/device/%00", nil, Self.bearer(device.accountSession), false, "twomes"),
             (.GET, "/device_type/%00", nil, Self.bearer(device.accountSession), false, "twomes"),
             (.POST, "/account", #"{"timezone":"Europe/\u0000"}"#, [], true, "twomes"),
@@ -140,7 +153,8 @@ struct HostileInputTests {
             switch style {
             case "twomes": #expect(json?["detail"] as? String == message, "\(path): \(reply.text)")
             case "opensense": #expect(json?["error"] as? String == message, "\(path): \(reply.text)")
-            case "oyd": #expect(json?["error"] as? String == "nul_character" && json?["error_description"] as? String == message, "\(path): \(reply.text)")
+            case "oyd":
+                #expect(json?["error"] as? String == "nul_character" && json?["error_description"] as? String == message, "\(path): \(reply.text)")
             case "lemon": #expect((json?["meta"] as? [String: Any])?["message"] as? String == message, "\(path): \(reply.text)")
             default: #expect((json?["error"] as? [String: Any])?["reason"] as? String == "nul_character", "\(path): \(reply.text)")
             }
@@ -156,11 +170,18 @@ struct HostileInputTests {
     @Test func aHeadTooLongOrNotHTTPIsA400InItsRoutesStyle() async throws {
         let platform = try platform
         for (request, body) in [
-            ("GET /admin/v1/device-labels?name=\(String(repeating: "a", count: 17_000)) HTTP/1.1\r\nHost: custodian\r\n\r\n",
-             #"{"error":{"message":"The request line and headers exceed 16384 bytes","reason":"header_too_large"}}"#),
-            ("GET /device/x HTTP/1.1\r\nHost: custodian\r\nX-Padding: \(String(repeating: "b", count: 17_000))\r\n\r\n",
-             #"{"detail":"The request line and headers exceed 16384 bytes"}"#),
-            ("GET /oauth/token HTTP/1.1\r\nHost custodian\r\n\r\n", #"{"error":"malformed_http","error_description":"The request is not valid HTTP/1.1"}"#),
+            (
+                "GET /admin/v1/device-labels?name=\(String(repeating: "a", count: 17_000)) HTTP/1.1\r\nHost: custodian\r\n\r\n",
+                #"{"error":{"message":"The request line and headers exceed 16384 bytes","reason":"header_too_large"}}"#
+            ),
+            (
+                "GET /device/x HTTP/1.1\r\nHost: custodian\r\nX-Padding: \(String(repeating: "b", count: 17_000))\r\n\r\n",
+                #"{"detail":"The request line and headers exceed 16384 bytes"}"#
+            ),
+            (
+                "GET /oauth/token HTTP/1.1\r\nHost custodian\r\n\r\n",
+                #"{"error":"malformed_http","error_description":"The request is not valid HTTP/1.1"}"#
+            ),
         ] {
             let connection = try await RawConnection.open(to: platform)
             defer { connection.close() }
@@ -168,7 +189,8 @@ struct HostileInputTests {
             #expect(try await connection.wait(upTo: .seconds(10)) { $0.closedAt != nil })
             let text = connection.text
             #expect(text.hasPrefix("HTTP/1.1 400 "), "\(text.prefix(300))")
-            #expect(text.lowercased().contains("x-request-id: ") && text.lowercased().contains("content-type: application/json"), "\(text.prefix(300))")
+            #expect(
+                text.lowercased().contains("x-request-id: ") && text.lowercased().contains("content-type: application/json"), "\(text.prefix(300))")
             #expect(text.hasSuffix("\r\n\r\n" + body + "\n"), "\(text.prefix(400))")
         }
     }
@@ -188,15 +210,17 @@ struct HostileInputTests {
     @Test func logsCarryNoClientData() async throws {
         let platform = try platform
         let canary = "CANARY-\(UUID().uuidString)"
-        _ = try await platform.request(.POST, "/oauth/token", rawBody: Data("grant_type=password&email=\(canary)&password=\(canary)".utf8),
-                                       headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        _ = try await platform.request(
+            .POST, "/oauth/token", rawBody: Data("grant_type=password&email=\(canary)&password=\(canary)".utf8),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")])
         _ = try await platform.request(.POST, "/register", json: #"{"device_id":"\#(canary)\u0000"}"#)
         _ = try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(canary)"}"#)
         _ = try await platform.request(.GET, "/admin/v1/measurements?from=\(canary)", admin: true)
         await #expect(throws: RPCError.badRequest("A value in the request cannot be stored", reason: "unstorable_value")) {
-            _ = try await platform.call("auth", "auth.oauth.token",
-                                        input: HTTPInput(body: ["grant_type": "password", "email": .string(canary + "\u{0}"), "password": "x"]),
-                                        principal: nil, as: JSONValue.self)
+            _ = try await platform.call(
+                "auth", "auth.oauth.token",
+                input: HTTPInput(body: ["grant_type": "password", "email": .string(canary + "\u{0}"), "password": "x"]),
+                principal: nil, as: JSONValue.self)
         }
         try await Task.sleep(for: .milliseconds(300))
         let logs = platform.logs()
@@ -267,7 +291,9 @@ struct HostileInputTests {
         let device = try await Twomes.provision()
         secrets["device activation token"] = device.deviceToken
         secrets["account session token"] = device.accountSession
-        secrets["device session token"] = try #require(try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"] as? String)
+        secrets["device session token"] = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                as? String)
         let consumer = try await platform.request(.POST, "/admin/v1/api-consumers", json: #"{"name":"dump test"}"#, admin: true)
         secrets["consumer secret"] = try #require(consumer.json?["consumer_secret"] as? String)
         let user = try await Vault.newUser()
@@ -275,7 +301,8 @@ struct HostileInputTests {
         secrets["module secret"] = module.secret
         secrets["vault access token"] = user.token
         let openSenseDevice = UUID().uuidString
-        secrets["OpenSense key"] = try #require(try await platform.request(.POST, "/register", json: #"{"device_id":"\#(openSenseDevice)"}"#).json?["key"] as? String)
+        secrets["OpenSense key"] = try #require(
+            try await platform.request(.POST, "/register", json: #"{"device_id":"\#(openSenseDevice)"}"#).json?["key"] as? String)
         let client = try await PlatformTests.Lemon.client()
         let lemon = try await client.register(LemonApp.generate())
         secrets["LEMON access token"] = lemon.accessToken
@@ -304,12 +331,16 @@ struct DatabaseOutageTests {
     @Test func requestsGet503WithRetryAfterWhileTheDatabaseIsDownAndSucceedOnceItIsBack() async throws {
         let platform = try platform
         let device = try await PlatformTests.TwomesProvisioning.provision()
-        let session = try #require(try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"] as? String)
+        let session = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                as? String)
         let before = try platform.processIDs()
         @Sendable func heartbeat(_ second: Int) async throws -> RunningPlatform.Reply {
-            try await platform.request(.POST, "/device/measurements/variable-interval",
-                                       json: #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(1_700_000_000 + second),"value":"1"}]}]}"#,
-                                       headers: [("Authorization", "Bearer \(session)")])
+            try await platform.request(
+                .POST, "/device/measurements/variable-interval",
+                json:
+                    #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(1_700_000_000 + second),"value":"1"}]}]}"#,
+                headers: [("Authorization", "Bearer \(session)")])
         }
         #expect(try await heartbeat(0).status == 200)
 
@@ -319,7 +350,10 @@ struct DatabaseOutageTests {
             ("admin list", { try await platform.request(.GET, "/admin/v1/accounts", admin: true) }),
             ("vault login", { try await PlatformTests.Vault.login("someone@example.org", "pw") }),
             ("opensense register", { try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#) }),
-            ("account activation", { try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(UUID().uuidString)"}"#) }),
+            (
+                "account activation",
+                { try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(UUID().uuidString)"}"#) }
+            ),
             ("statistics list", { try await platform.request(.GET, "/admin/v1/statistics/countries", admin: true) }),
         ]
         for (name, request) in requests {
@@ -360,10 +394,12 @@ struct DatabaseOutageTests {
 /// The gateway's limits with their defaults, and a short header timeout and a small connection cap so that the
 /// tests are quick. The client's address comes from `X-Forwarded-For` (the test client is a trusted proxy), so
 /// each test floods from addresses of its own.
-@Suite("Edge limits", .serialized, .runningPlatform(settings: [
-    "CUSTODIAN_TRUSTED_PROXIES": "127.0.0.1", "CUSTODIAN_HTTP_HEADER_TIMEOUT": "2s", "CUSTODIAN_HTTP_BODY_TIMEOUT": "2s",
-    "CUSTODIAN_HTTP_IDLE_TIMEOUT": "3s", "CUSTODIAN_HTTP_MAX_CONNECTIONS": "60",
-]))
+@Suite(
+    "Edge limits", .serialized,
+    .runningPlatform(settings: [
+        "CUSTODIAN_TRUSTED_PROXIES": "127.0.0.1", "CUSTODIAN_HTTP_HEADER_TIMEOUT": "2s", "CUSTODIAN_HTTP_BODY_TIMEOUT": "2s",
+        "CUSTODIAN_HTTP_IDLE_TIMEOUT": "3s", "CUSTODIAN_HTTP_MAX_CONNECTIONS": "60",
+    ]))
 struct EdgeLimitTests {
     static func from(_ address: String) -> [(String, String)] { [("X-Forwarded-For", address)] }
 
@@ -373,7 +409,8 @@ struct EdgeLimitTests {
         var lastRefusal: RunningPlatform.Reply?
         let started = ContinuousClock.now
         for index in 0..<500 {
-            let reply = try await platform.request(.GET, "/admin/v1/accounts", headers: Self.from("10.1.0.1") + [("Authorization", "Bearer wrong-\(index)")])
+            let reply = try await platform.request(
+                .GET, "/admin/v1/accounts", headers: Self.from("10.1.0.1") + [("Authorization", "Bearer wrong-\(index)")])
             statuses[reply.status, default: 0] += 1
             if reply.status == 429 { lastRefusal = reply }
         }
@@ -409,8 +446,10 @@ struct EdgeLimitTests {
         #expect((61...(62 + refills)).contains(registration ?? 0), "first refusal: \(registration.map(String.init) ?? "none") after \(refills)+ s")
         // One account guessed at from many addresses: the account's own bucket (10 a minute) holds.
         let guess = try await Self.firstRefusal(of: 20) { index in
-            try await platform.request(.POST, "/oauth/token", rawBody: Data("grant_type=client_credentials&client_id=guessed-module&client_secret=\(index)".utf8),
-                                       headers: Self.from("10.2.1.\(index)") + [("Content-Type", "application/x-www-form-urlencoded")]).status
+            try await platform.request(
+                .POST, "/oauth/token", rawBody: Data("grant_type=client_credentials&client_id=guessed-module&client_secret=\(index)".utf8),
+                headers: Self.from("10.2.1.\(index)") + [("Content-Type", "application/x-www-form-urlencoded")]
+            ).status
         }
         #expect(guess == 11, "first refusal: \(guess.map(String.init) ?? "none")")
     }

@@ -27,9 +27,10 @@ extension PlatformTests {
 
         static func call(_ arguments: [String], identity: String, keys: String? = nil) async throws -> SeparatedOutput {
             let platform = try platform
-            var all = ["lemon", "call"] + arguments + [
-                "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem", "--identity", identity,
-            ]
+            var all =
+                ["lemon", "call"] + arguments + [
+                    "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem", "--identity", identity,
+                ]
             if let keys { all += ["--keys", keys] }
             return try await SeparatedOutput.run(platform.binaries + "/custodian", all)
         }
@@ -64,7 +65,8 @@ extension PlatformTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: identity)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             let text = try String(contentsOfFile: identity, encoding: .utf8)
-            #expect(text.contains("\"private_key\" : \"-----BEGIN PRIVATE KEY-----") && text.contains("\"server\" : \"\(platform.baseURL)\""), "\(text)")
+            #expect(
+                text.contains("\"private_key\" : \"-----BEGIN PRIVATE KEY-----") && text.contains("\"server\" : \"\(platform.baseURL)\""), "\(text)")
             let hash = try Self.appHash(identity)
             let app = "(SELECT id FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(hash)')"
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(hash)'") == "1")
@@ -111,9 +113,11 @@ extension PlatformTests {
             let platform = try platform
             let identity = Self.identityPath()
             defer { try? FileManager.default.removeItem(atPath: (identity as NSString).deletingLastPathComponent) }
-            let shown = try await SeparatedOutput.run(platform.binaries + "/custodian", [
-                "lemon", "keys", "show", "--file", platform.dataDirectory + "/secrets/lemon-keys.json",
-            ])
+            let shown = try await SeparatedOutput.run(
+                platform.binaries + "/custodian",
+                [
+                    "lemon", "keys", "show", "--file", platform.dataDirectory + "/secrets/lemon-keys.json",
+                ])
             try #require(shown.status == 0, "\(shown.stderr)")
             let keys = NSTemporaryDirectory() + "cit-keys-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: keys) }

@@ -19,8 +19,10 @@ struct LemonPlaintextFuzzTests {
 
         /// The sealed routes that take a body, each with a body it accepts (docs/lemon.md).
         static let routes: [(HTTPMethod, String, String)] = [
-            (.POST, "/api/v1/submission/covid",
-             #"{"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267","Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}"#),
+            (
+                .POST, "/api/v1/submission/covid",
+                #"{"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267","Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}"#
+            ),
             (.POST, "/api/v1/submission/covid", #"{"Status":"Positive","IsSymptomatic":true,"Symptoms":["question_positive_symptom-1"]}"#),
             (.POST, "/api/v1/devices/push_token", #"{"pushToken":"push-token-1"}"#),
             (.POST, "/api/v1/devices/active?status=true", #"{}"#),
@@ -41,12 +43,16 @@ struct LemonPlaintextFuzzTests {
                 do {
                     reply = try await client.call(method, path, body: plaintext, session: session)
                 } catch {
-                    Issue.record("seed \(seed), case \(index): \(method) \(path) with \(String(decoding: plaintext.prefix(300), as: UTF8.self)): no envelope came back: \(error)")
+                    Issue.record(
+                        "seed \(seed), case \(index): \(method) \(path) with \(String(decoding: plaintext.prefix(300), as: UTF8.self)): no envelope came back: \(error)"
+                    )
                     continue
                 }
                 byStatus[reply.status, default: 0] += 1
-                #expect(reply.status < 500 && reply.envelope.code == reply.status && reply.envelope.success == (reply.status < 400),
-                        "seed \(seed), case \(index): \(method) \(path) with \(String(decoding: plaintext.prefix(300), as: UTF8.self)) → \(reply.status) \(reply.envelope.message ?? "")")
+                #expect(
+                    reply.status < 500 && reply.envelope.code == reply.status && reply.envelope.success == (reply.status < 400),
+                    "seed \(seed), case \(index): \(method) \(path) with \(String(decoding: plaintext.prefix(300), as: UTF8.self)) → \(reply.status) \(reply.envelope.message ?? "")"
+                )
                 // A refused token (a session that ended) would make every later case a 401: start a new one.
                 if reply.status == 401 { session = try await client.register(LemonApp.generate()) }
             }
@@ -83,8 +89,10 @@ enum PlaintextMutator {
         "0", "-0", "1", "-1", "200", "201", "255", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775809",
         "1e308", "1e309", "-1e309", "0.5", "25.0", "1E2", "123456789012345678901234567890",
     ]
-    static let keys = ["Status", "status", "STATUS", "PositiveTestDate", "NegativeTestDate", "Country", "Language", "Age", "IsSymptomatic",
-                       "Symptoms", "pushToken", "PushToken", "unknown", "", "\u{0}", "__proto__", String(repeating: "k", count: 300)]
+    static let keys = [
+        "Status", "status", "STATUS", "PositiveTestDate", "NegativeTestDate", "Country", "Language", "Age", "IsSymptomatic",
+        "Symptoms", "pushToken", "PushToken", "unknown", "", "\u{0}", "__proto__", String(repeating: "k", count: 300),
+    ]
 
     static func mutate(_ valid: String, random: inout SplitMix64) -> Data {
         var members = members(of: valid)
@@ -92,27 +100,29 @@ enum PlaintextMutator {
         for _ in 0..<changes {
             // (`where` guards only the last pattern of a case, hence one pattern per guarded case.)
             switch random.next() % 10 {
-            case 0 where !members.isEmpty:   // drop a field
+            case 0 where !members.isEmpty:  // drop a field
                 members.remove(at: Int(random.next() % UInt64(members.count)))
-            case 1 where !members.isEmpty, 2 where !members.isEmpty:   // give a field another value
+            case 1 where !members.isEmpty, 2 where !members.isEmpty:  // give a field another value
                 let index = Int(random.next() % UInt64(members.count))
                 members[index].1 = value(random: &random, depth: 0)
-            case 3:   // add a field, known or not
+            case 3:  // add a field, known or not
                 members.append((pick(keys, &random), value(random: &random, depth: 0)))
-            case 4 where !members.isEmpty:   // the same key twice, in another case
+            case 4 where !members.isEmpty:  // the same key twice, in another case
                 let (key, value) = members[Int(random.next() % UInt64(members.count))]
                 members.append((random.next() % 2 == 0 ? key.lowercased() : key, value))
-            case 5:   // not an object at all
+            case 5:  // not an object at all
                 return Data(value(random: &random, depth: 0).utf8)
-            case 6:   // text that is not JSON
+            case 6:  // text that is not JSON
                 let text = object(members)
                 let cut = text.index(text.startIndex, offsetBy: Int(random.next() % UInt64(max(1, text.count))))
-                return Data(pick([String(text[..<cut]), text + "}", text + ",", "{" + text, text.replacingOccurrences(of: "\"", with: "'"), ""], &random).utf8)
-            case 7:   // bytes that are not UTF-8
+                return Data(
+                    pick([String(text[..<cut]), text + "}", text + ",", "{" + text, text.replacingOccurrences(of: "\"", with: "'"), ""], &random).utf8
+                )
+            case 7:  // bytes that are not UTF-8
                 var bytes = Array(object(members).utf8)
                 bytes.insert(pick([0xFF, 0xC3, 0x80, 0xED], &random), at: Int(random.next() % UInt64(bytes.count + 1)))
                 return Data(bytes)
-            default:   // deep nesting
+            default:  // deep nesting
                 members.append((pick(keys, &random), String(repeating: "[", count: 600) + String(repeating: "]", count: 600)))
             }
         }
@@ -127,7 +137,10 @@ enum PlaintextMutator {
         case 3: return quoted(pick(strings, &random))
         case 4: return pick(numbers, &random)
         case 5: return "[" + (0..<Int(random.next() % 25)).map { _ in value(random: &random, depth: depth + 1) }.joined(separator: ",") + "]"
-        default: return "{" + (0..<Int(random.next() % 4)).map { _ in quoted(pick(keys, &random)) + ":" + value(random: &random, depth: depth + 1) }.joined(separator: ",") + "}"
+        default:
+            return "{"
+                + (0..<Int(random.next() % 4)).map { _ in quoted(pick(keys, &random)) + ":" + value(random: &random, depth: depth + 1) }.joined(
+                    separator: ",") + "}"
         }
     }
 

@@ -30,20 +30,26 @@ extension PlatformTests {
 
             // From the server: its own certificate trusted with --ca-file, no --insecure needed; a certificate it does
             // not trust is explained, not a raw handshake failure.
-            let fetched = try await platform.custodian(["lemon", "keys", "show", "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem"])
+            let fetched = try await platform.custodian([
+                "lemon", "keys", "show", "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem",
+            ])
             #expect(fetched.status == 0, "\(fetched.output)")
             #expect(try JSONDecoder().decode([ServerPublicKey].self, from: Data(fetched.output.utf8)) == published)
             let stranger = "/tmp/cit-stranger-\(UUID().uuidString.prefix(8)).pem"
             defer { try? FileManager.default.removeItem(atPath: stranger) }
             defer { try? FileManager.default.removeItem(atPath: stranger + ".key") }
-            let made = try await RunningPlatform.run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
-                "-keyout", stranger + ".key", "-out", stranger,
-            ])
+            let made = try await RunningPlatform.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                    "-keyout", stranger + ".key", "-out", stranger,
+                ])
             try #require(made.status == 0, "\(made.output)")
             let refused = try await platform.custodian(["lemon", "keys", "show", "--server", platform.baseURL, "--ca-file", stranger])
             #expect(refused.status != 0)
-            #expect(refused.output.contains("presented a certificate this command does not trust") && refused.output.contains("--insecure"), "\(refused.output)")
+            #expect(
+                refused.output.contains("presented a certificate this command does not trust") && refused.output.contains("--insecure"),
+                "\(refused.output)")
         }
 
         /// The issue's "done when": one app's whole life.
@@ -79,13 +85,16 @@ extension PlatformTests {
             #expect(list.first { $0["key"] == "question_positive_symptom-1" }?["value"] != "Sore throat")
 
             // A submission (the LEMON API's Recovered example; docs/lemon.md, "POST /api/v1/submission/covid"), retried: counted once.
-            let survey = Self.json(#"{"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267","Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}"#)
+            let survey = Self.json(
+                #"{"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267","Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}"#
+            )
             let submitted = try await client.call(.POST, "/api/v1/submission/covid", body: survey, session: session)
             #expect(submitted.status == 201, "\(submitted.envelope.message ?? "")")
             #expect(submitted.wasEncrypted && submitted.envelope.code == 201 && submitted.envelope.data == nil)
             let retried = try await client.call(.POST, "/api/v1/submission/covid", body: survey, session: session)
             #expect(retried.status == 201)
-            let invalid = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Recovered","Age":201}"#), session: session)
+            let invalid = try await client.call(
+                .POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Recovered","Age":201}"#), session: session)
             #expect(invalid.status == 400 && invalid.wasEncrypted && invalid.envelope.success == false)
             #expect(invalid.envelope.message?.isEmpty == false)
 
@@ -98,7 +107,8 @@ extension PlatformTests {
             #expect(badCountry.status == 400 && badCountry.wasEncrypted)
 
             // Push token: set, idempotent for its owner, refused for another app, deleted.
-            let setToken = try await client.call(.POST, "/api/v1/devices/push_token", body: Self.json(#"{"pushToken":"\#(pushToken)"}"#), session: session)
+            let setToken = try await client.call(
+                .POST, "/api/v1/devices/push_token", body: Self.json(#"{"pushToken":"\#(pushToken)"}"#), session: session)
             #expect(setToken.status == 201 && setToken.envelope.code == 201)
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE push_token = '\(pushToken)'") == "1")
             let other = try await client.register(LemonApp.generate())
@@ -111,7 +121,9 @@ extension PlatformTests {
 
             // Delete: the token stops at once, and the app and its submissions are gone.
             let deviceId = try platform.sql("SELECT device_id FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(appHash)'")
-            #expect(try platform.sql("SELECT count(*) FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(deviceId)', 'UTF8'))") == "1")
+            #expect(
+                try platform.sql("SELECT count(*) FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(deviceId)', 'UTF8'))") == "1"
+            )
             let deleted = try await client.call(.DELETE, "/api/v1/devices", session: session)
             #expect(deleted.status == 200 && deleted.envelope.success == true)
             let afterDelete = try await client.call(.GET, "/api/v1/symptoms", session: session)
@@ -119,7 +131,9 @@ extension PlatformTests {
             let otherSessionToo = try await client.call(.GET, "/api/v1/symptoms", session: registered)
             #expect(otherSessionToo.status == 401)
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(appHash)'") == "0")
-            #expect(try platform.sql("SELECT count(*) FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(deviceId)', 'UTF8'))") == "0")
+            #expect(
+                try platform.sql("SELECT count(*) FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(deviceId)', 'UTF8'))") == "0"
+            )
             await #expect(throws: LemonClientError.refused(status: 401, message: "Unknown app instance")) {
                 try await client.authenticate(app)
             }
@@ -163,7 +177,8 @@ extension PlatformTests {
                 "SELECT round(extract(epoch FROM locked_until - now()) / 60) FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(appHash)'")
             #expect(minutes == "10")
             // When the ten minutes are over, the owner gets in again.
-            _ = try platform.sql("UPDATE auth.lemon_apps SET locked_until = now() - interval '1 second' WHERE encode(app_id_hash, 'hex') = '\(appHash)'")
+            _ = try platform.sql(
+                "UPDATE auth.lemon_apps SET locked_until = now() - interval '1 second' WHERE encode(app_id_hash, 'hex') = '\(appHash)'")
             _ = try await client.authenticate(app)
         }
 
@@ -190,7 +205,8 @@ extension PlatformTests {
             let platform = try platform
             let client = try await Self.client()
             let session = try await client.register(LemonApp.generate())
-            let used = try await client.call(.POST, "/api/v1/devices/push_token", body: Self.json(#"{"pushToken":"push-token-old-\#(UUID().uuidString)"}"#), session: session)
+            let used = try await client.call(
+                .POST, "/api/v1/devices/push_token", body: Self.json(#"{"pushToken":"push-token-old-\#(UUID().uuidString)"}"#), session: session)
             #expect(used.status == 201)
             let sid = try #require(try Self.claims(session.accessToken)["sid"] as? String)
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_payload_ivs WHERE session_id = '\(sid)'") == "1")
@@ -231,11 +247,17 @@ extension PlatformTests {
             #expect(await refused(altered { $0["Signature"] = nil }).map { "\($0.0) \($0.1)" } == "400 Missing digital signature")
             #expect(await refused(altered { $0["Seed"] = "c2hvcnQ=" }).map { "\($0.0) \($0.1)" } == "400 Invalid seed")
             #expect(await refused(altered { $0["Language"] = "xx" }).map { "\($0.0) \($0.1)" } == "400 Invalid alpha2 (language)")
-            #expect(await refused(altered { $0["PushToken"] = "abc" }).map { "\($0.0) \($0.1)" } == "400 Invalid push token: Token is less than 5 characters long")
+            #expect(
+                await refused(altered { $0["PushToken"] = "abc" }).map { "\($0.0) \($0.1)" }
+                    == "400 Invalid push token: Token is less than 5 characters long")
             #expect(await refused(altered { $0["PublicKey"] = "bm90IGEga2V5" }).map { "\($0.0) \($0.1)" } == "401 Invalid public key")
-            #expect(await refused(altered { $0["PreMasterSecret"] = Data(repeating: 7, count: 384).base64EncodedString() }).map { "\($0.0) \($0.1)" } == "401 Invalid pre-master-secret")
+            #expect(
+                await refused(altered { $0["PreMasterSecret"] = Data(repeating: 7, count: 384).base64EncodedString() }).map { "\($0.0) \($0.1)" }
+                    == "401 Invalid pre-master-secret")
             #expect(await refused(altered { $0["Signature"] = "bm8=" }).map { "\($0.0) \($0.1)" } == "401 Invalid signature")
-            #expect(await refused(altered { $0["Language"] = "de" }).map { "\($0.0) \($0.1)" } == "401 Signature verification fails (does not match provided public key)")
+            #expect(
+                await refused(altered { $0["Language"] = "de" }).map { "\($0.0) \($0.1)" }
+                    == "401 Signature verification fails (does not match provided public key)")
             // Nothing was stored by any of those.
             let appHash = SHA256.hash(data: Data(app.appId.utf8)).map { String(format: "%02x", $0) }.joined()
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE encode(app_id_hash, 'hex') = '\(appHash)'") == "0")
@@ -273,8 +295,12 @@ extension PlatformTests {
                 (Data(bytes).base64EncodedString(), "The payload's MAC does not match"),
                 ("%%% not base64 %%%", "The payload is not base64"),
                 (Data(sealed.bytes.prefix(70)).base64EncodedString(), "The payload has the wrong length"),
-                (EncryptedPayload.seal(body, keys: SessionKeys(encryption: Array(repeating: 1, count: 32), authentication: Array(repeating: 2, count: 32))).base64,
-                 "The payload's MAC does not match"),
+                (
+                    EncryptedPayload.seal(
+                        body, keys: SessionKeys(encryption: Array(repeating: 1, count: 32), authentication: Array(repeating: 2, count: 32))
+                    ).base64,
+                    "The payload's MAC does not match"
+                ),
             ] {
                 let reply = try await post(payload)
                 #expect(reply.status == 400)
@@ -284,7 +310,8 @@ extension PlatformTests {
             // A padding error under a correct MAC (only a key holder makes one): still a 400.
             var broken = sealed.ciphertext
             broken[broken.count - 1] ^= 0xff
-            let badPadding = Data(sealed.iv + broken + EncryptedPayload.macForTesting(iv: sealed.iv, ciphertext: broken, keys: session.keys)).base64EncodedString()
+            let badPadding = Data(sealed.iv + broken + EncryptedPayload.macForTesting(iv: sealed.iv, ciphertext: broken, keys: session.keys))
+                .base64EncodedString()
             #expect(try await post(badPadding).envelope.message == "The payload's padding is invalid")
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE push_token LIKE 'push-token-tamper-%'") == "0")
 
@@ -309,12 +336,16 @@ extension PlatformTests {
 
             // The 16 KiB limit is the plaintext's: 17 KB of survey sealed fits the 24 KiB body but is a sealed 413.
             let padding = String(repeating: "a", count: 17 * 1024)
-            let large = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(padding)"}"#), session: session)
+            let large = try await client.call(
+                .POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(padding)"}"#), session: session)
             #expect(large.status == 413 && large.wasEncrypted)
             #expect(large.envelope.message == "The request body exceeds 16384 bytes")
             let justUnder = String(repeating: "a", count: 16 * 1024 - 40)
-            let fits = try await client.call(.POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(justUnder)"}"#), session: session)
-            #expect(fits.status == 400 && fits.envelope.message == "Invalid message structure for specified status: unknown field 'Pad'", "\(fits.envelope.message ?? "")")
+            let fits = try await client.call(
+                .POST, "/api/v1/submission/covid", body: Self.json(#"{"Status":"Negative","Pad":"\#(justUnder)"}"#), session: session)
+            #expect(
+                fits.status == 400 && fits.envelope.message == "Invalid message structure for specified status: unknown field 'Pad'",
+                "\(fits.envelope.message ?? "")")
 
             // Every token problem says "Missing or Invalid JWT", as the LEMON API did (docs/lemon.md, "End-to-end payloads").
             for (headers, message) in [
@@ -367,21 +398,26 @@ extension PlatformTests {
                 return try await keys.sign(RawClaims(json: try JSONSerialization.data(withJSONObject: payload)), kid: JWKIdentifier(string: kid))
             }
             let now = Date().timeIntervalSince1970
-            let expired = try await token(signedBy: realKey) { $0["exp"] = now - 10; $0["iat"] = now - 3700; $0["nbf"] = now - 3700 }
+            let expired = try await token(signedBy: realKey) {
+                $0["exp"] = now - 10; $0["iat"] = now - 3700; $0["nbf"] = now - 3700
+            }
             let wrongAudience = try await token(signedBy: realKey) { $0["aud"] = ["another-api"] }
             let wrongKey = try await token(signedBy: ES256PrivateKey()) { _ in }
             let none = Self.base64URLText(Data(#"{"alg":"none","typ":"JWT","kid":"\#(kid)"}"#.utf8)) + "." + parts[1] + "."
             let control = try await token(signedBy: realKey) { _ in }
             for forged in [expired, wrongAudience, wrongKey, none] {
-                let reply = try await client.call(.GET, "/api/v1/symptoms", session: LemonSession(accessToken: forged, accessTokenExpiry: "", keys: session.keys))
+                let reply = try await client.call(
+                    .GET, "/api/v1/symptoms", session: LemonSession(accessToken: forged, accessTokenExpiry: "", keys: session.keys))
                 #expect(reply.status == 401)
                 #expect(!reply.wasEncrypted)
                 #expect(reply.envelope.success == false && reply.envelope.code == 401)
             }
-            let missing = try await LemonClient.send(http: platform.http, url: platform.baseURL + "/api/v1/symptoms", method: .GET, headers: [], body: nil)
+            let missing = try await LemonClient.send(
+                http: platform.http, url: platform.baseURL + "/api/v1/symptoms", method: .GET, headers: [], body: nil)
             #expect(missing.status == 401)
             // The re-signed original is accepted: the refusals above are the alterations' doing.
-            let accepted = try await client.call(.GET, "/api/v1/symptoms", session: LemonSession(accessToken: control, accessTokenExpiry: "", keys: session.keys))
+            let accepted = try await client.call(
+                .GET, "/api/v1/symptoms", session: LemonSession(accessToken: control, accessTokenExpiry: "", keys: session.keys))
             #expect(accepted.status == 200, "\(accepted.envelope.message ?? "")")
         }
 
@@ -392,7 +428,8 @@ extension PlatformTests {
         }
 
         static func base64URLText(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         }
     }
 }
@@ -418,10 +455,15 @@ private enum JSONAny: Codable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else { self = .array(try container.decode([String].self)) }
+        if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .array(try container.decode([String].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

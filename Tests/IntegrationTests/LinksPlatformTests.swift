@@ -10,7 +10,8 @@ extension PlatformTests {
     @Suite("Links: QR codes and short links through the gateway")
     struct Links {
         static let devicePayload = #"{"ver":"v1","name":"TWOMES-0D45DF","pop":"810667973","transport":"ble"}"#
-        static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+        static let iPhone =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
         static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36"
         static let desktop = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36"
 
@@ -66,11 +67,15 @@ extension PlatformTests {
             ("data=a&margin=17", "invalid_margin", "margin must be a whole number from 0 to 16 (modules), not '17'"),
             ("data=a&data=b", "repeated_parameter", "Give the query parameter 'data' once, not 2 times"),
             ("data=a&level=H", "unknown_parameter", "Unknown query parameter 'level'; the parameters are data, format, ec, size, margin"),
-            ("data=\(String(repeating: "x", count: 1274))&ec=H", "payload_too_long",
-             "The data is 1274 bytes long; a QR code with error correction H holds at most 1273 bytes (use a lower level or less data)"),
-            ("data=\(String(repeating: "x", count: 2953))&ec=L&size=64", "image_too_large",
-             "The PNG would be 11840 pixels wide (185 modules of 64 pixels); at most 8192 are allowed, "
-                + "so use a smaller module size or margin, or SVG"),
+            (
+                "data=\(String(repeating: "x", count: 1274))&ec=H", "payload_too_long",
+                "The data is 1274 bytes long; a QR code with error correction H holds at most 1273 bytes (use a lower level or less data)"
+            ),
+            (
+                "data=\(String(repeating: "x", count: 2953))&ec=L&size=64", "image_too_large",
+                "The PNG would be 11840 pixels wide (185 modules of 64 pixels); at most 8192 are allowed, "
+                    + "so use a smaller module size or margin, or SVG"
+            ),
         ])
         func badQueriesAre400sInTheAdminShape(query: String, reason: String, message: String) async throws {
             let reply = try await platform.request(.GET, "/admin/v1/qr?\(query)", admin: true)
@@ -122,7 +127,8 @@ extension PlatformTests {
 
             // The app URL (here with a token in it) is kept sealed, not as text.
             let stored = try platform.sql(
-                "SELECT app_url IS NULL, length(app_url_sealed) > 0, title, expires_at BETWEEN now() + interval '59 minutes' AND now() + interval '61 minutes' FROM links.short_links WHERE code = '\(code)'")
+                "SELECT app_url IS NULL, length(app_url_sealed) > 0, title, expires_at BETWEEN now() + interval '59 minutes' AND now() + interval '61 minutes' FROM links.short_links WHERE code = '\(code)'"
+            )
             #expect(stored == "t|t|Activate <b>your</b> account|t")
             #expect(try platform.rows(of: "links.short_links", holding: "tok-123", in: "app_url_sealed") == 0)
         }
@@ -150,12 +156,18 @@ extension PlatformTests {
         @Test(arguments: [
             (#"{"title": "x"}"#, "invalid_body", "app_url is required"),
             (#"{"app_url": 5}"#, "invalid_body", "app_url must be a string"),
-            (#"{"app_url": "javascript:alert(1)"}"#, "invalid_url",
-             "app_url must be an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…"),
-            (#"{"app_url": "https://example.org/", "ttl_seconds": 0}"#, "invalid_ttl",
-             "ttl_seconds must be from 1 to 31622400 seconds (a year and a day), not 0"),
-            (#"{"app_url": "https://example.org/", "ios_store_url": "itms://x"}"#, "invalid_url",
-             "ios_store_url must be an absolute http(s) URL such as https://example.org/app"),
+            (
+                #"{"app_url": "javascript:alert(1)"}"#, "invalid_url",
+                "app_url must be an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…"
+            ),
+            (
+                #"{"app_url": "https://example.org/", "ttl_seconds": 0}"#, "invalid_ttl",
+                "ttl_seconds must be from 1 to 31622400 seconds (a year and a day), not 0"
+            ),
+            (
+                #"{"app_url": "https://example.org/", "ios_store_url": "itms://x"}"#, "invalid_url",
+                "ios_store_url must be an absolute http(s) URL such as https://example.org/app"
+            ),
             (#"[1, 2]"#, "malformed_body", #"The body must be a JSON object such as {"app_url": "https://…"}"#),
             (#"{"app_url": "#, "malformed_body", "The request body is not valid JSON"),
         ])
@@ -164,7 +176,8 @@ extension PlatformTests {
             #expect(reply.status == 400)
             #expect(reply.json?["error"] as? [String: String] == ["reason": reason, "message": message])
             // Nothing stored (no other test links to these).
-            #expect(try platform.sql("SELECT count(*) FROM links.short_links WHERE app_url IN ('https://example.org/', 'javascript:alert(1)')") == "0")
+            #expect(
+                try platform.sql("SELECT count(*) FROM links.short_links WHERE app_url IN ('https://example.org/', 'javascript:alert(1)')") == "0")
         }
 
         @Test func shortLinksNeedAnAdminToken() async throws {
@@ -186,15 +199,19 @@ extension PlatformTests {
             #expect(try QRScanner.decode(try #require(Data(base64Encoded: image.body))) == Array(Self.devicePayload.utf8))
 
             let link = try await client.call(
-                "links", "links.short.create", input: ShortLinkInput(appURL: "warmtewachter://device?id=7", title: "Set up your device", ttlSeconds: 60),
+                "links", "links.short.create",
+                input: ShortLinkInput(appURL: "warmtewachter://device?id=7", title: "Set up your device", ttlSeconds: 60),
                 context: context, as: ShortLink.self)
             #expect(link.url == "\(platform.baseURL)/l/\(link.code)")
             let phone = try await platform.request(.GET, "/l/\(link.code)", headers: [("User-Agent", Self.android)])
             #expect(phone.headers.first(name: "Location") == "warmtewachter://device?id=7")
 
-            await #expect(throws: RPCError.badRequest(
-                "appURL must be an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…", reason: "invalid_url")) {
-                _ = try await client.call("links", "links.short.create", input: ShortLinkInput(appURL: "data:text/html,x"), context: context, as: ShortLink.self)
+            await #expect(
+                throws: RPCError.badRequest(
+                    "appURL must be an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…", reason: "invalid_url")
+            ) {
+                _ = try await client.call(
+                    "links", "links.short.create", input: ShortLinkInput(appURL: "data:text/html,x"), context: context, as: ShortLink.self)
             }
         }
 
@@ -202,7 +219,8 @@ extension PlatformTests {
             let platform = try platform
             var codes: [String] = []
             for index in 0..<3 {
-                let made = try await platform.request(.POST, "/admin/v1/links", json: #"{"app_url":"warmtewachter://list/\#(index)","title":"list \#(index)"}"#, admin: true)
+                let made = try await platform.request(
+                    .POST, "/admin/v1/links", json: #"{"app_url":"warmtewachter://list/\#(index)","title":"list \#(index)"}"#, admin: true)
                 codes.append(try #require(made.json?["code"] as? String))
             }
             let all = try await platform.request(.GET, "/admin/v1/links?limit=1000", admin: true)
@@ -210,7 +228,9 @@ extension PlatformTests {
             for code in codes { #expect(!all.text.contains(code), "only the start of a code is listed") }
             let titles = (all.json?["links"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }.filter { $0.hasPrefix("list ") }
             #expect(Array(titles.prefix(3)) == ["list 2", "list 1", "list 0"], "newest first")
-            #expect((all.json?["links"] as? [[String: Any]])?.first { $0["title"] as? String == "list 0" }?["code_prefix"] as? String == "\(codes[0].prefix(4))…")
+            #expect(
+                (all.json?["links"] as? [[String: Any]])?.first { $0["title"] as? String == "list 0" }?["code_prefix"] as? String
+                    == "\(codes[0].prefix(4))…")
 
             // A page of one and the next: the cursor leads on to an older link and does not give a code away.
             let first = try await platform.request(.GET, "/admin/v1/links?limit=1", admin: true)

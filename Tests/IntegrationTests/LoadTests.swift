@@ -33,8 +33,11 @@ struct LoadTests {
         let platform = try platform
         let reportPath = NSTemporaryDirectory() + "loadgen-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: reportPath) }
-        let run = try await platform.custodian(["loadgen", "--server", platform.baseURL, "--data-dir", platform.dataDirectory,
-                                                "--report", reportPath] + arguments)
+        let run = try await platform.custodian(
+            [
+                "loadgen", "--server", platform.baseURL, "--data-dir", platform.dataDirectory,
+                "--report", reportPath,
+            ] + arguments)
         #expect(run.status == 0, "\(run.output)")
         let data = try #require(FileManager.default.contents(atPath: reportPath), "no report: \(run.output)")
         return try JSONDecoder().decode(Report.self, from: data)
@@ -76,8 +79,10 @@ struct LoadTests {
         let platform = try platform
         let reportPath = NSTemporaryDirectory() + "bench-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: reportPath) }
-        let run = try await platform.custodian(["bench", "--server", platform.baseURL, "--data-dir", platform.dataDirectory,
-                                                "--duration", "2s", "--report", reportPath])
+        let run = try await platform.custodian([
+            "bench", "--server", platform.baseURL, "--data-dir", platform.dataDirectory,
+            "--duration", "2s", "--report", reportPath,
+        ])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("split-tax") && run.output.contains("batch-writes") && run.output.contains("ingestion"), "\(run.output)")
         let data = try #require(FileManager.default.contents(atPath: reportPath))

@@ -19,7 +19,9 @@ extension PlatformTests {
             let logger = quietLogger(.warning)
             let client = PostgresClient(url: url, poolSize: 8, logger: logger)
             let applied: [[Int]] = try await withThrowingTaskGroup(of: [Int].self) { group in
-                group.addTask { await client.run(); return [] }
+                group.addTask {
+                    await client.run(); return []
+                }
                 var runs: [[Int]] = []
                 try await withThrowingTaskGroup(of: [Int].self) { replicas in
                     for _ in 0..<6 {

@@ -21,7 +21,8 @@ extension PlatformTests {
             Insecure.MD5.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
         }
 
-        static let batches = #"[{"probe":"dk.dtu.imm.sensible.battery","datetime":"2013-06-01 12:30","level":0.8},{"probe":"dk.dtu.imm.sensible.location","datetime":"2013-06-01 12:31","lat":55.78,"lon":12.52}]"#
+        static let batches =
+            #"[{"probe":"dk.dtu.imm.sensible.battery","datetime":"2013-06-01 12:30","level":0.8},{"probe":"dk.dtu.imm.sensible.location","datetime":"2013-06-01 12:31","lat":55.78,"lon":12.52}]"#
 
         @Test func registrationGivesAKeyOnceAndAResearcherCanRecoverIt() async throws {
             let platform = try platform
@@ -49,8 +50,11 @@ extension PlatformTests {
             #expect(missing.text == #"{"error":"Missing device_id parameter"}"# + "\n")
             // Control characters are not printable: nobody could read such an id back off a list.
             for id in ["a\u{1}b", "a\u{7F}", "tab\there", "é"] {
-                let refused = try await platform.request(.POST, "/register", json: "{\"device_id\":\(String(decoding: try JSONEncoder().encode(id), as: UTF8.self))}")
-                #expect(refused.status == 400 && refused.text == #"{"error":"device_id must be at most 128 printable ASCII characters"}"# + "\n", "\(id): \(refused.text)")
+                let refused = try await platform.request(
+                    .POST, "/register", json: "{\"device_id\":\(String(decoding: try JSONEncoder().encode(id), as: UTF8.self))}")
+                #expect(
+                    refused.status == 400 && refused.text == #"{"error":"device_id must be at most 128 printable ASCII characters"}"# + "\n",
+                    "\(id): \(refused.text)")
             }
             // JSON bodies work too.
             let json = try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#)
@@ -64,7 +68,8 @@ extension PlatformTests {
             #expect(config.json?["baseUrl"] is String)
             #expect(config.json?["dataRequests"] is [String: Any])
 
-            let replacement = #"{"name":"study-2","dataUploadOnWifiOnly":false,"baseUrl":"https://opensense.example.org","configUpdatePeriod":3600,"dataArchivePeriod":300,"dataUploadPeriod":600,"maxDataFileSizeKb":512,"dataRequests":{"dk.dtu.imm.sensible.location":[{"interval":60}]}}"#
+            let replacement =
+                #"{"name":"study-2","dataUploadOnWifiOnly":false,"baseUrl":"https://opensense.example.org","configUpdatePeriod":3600,"dataArchivePeriod":300,"dataUploadPeriod":600,"maxDataFileSizeKb":512,"dataRequests":{"dk.dtu.imm.sensible.location":[{"interval":60}]}}"#
             let replaced = try await platform.request(.PUT, "/admin/v1/opensense/config", json: replacement, admin: true)
             #expect(replaced.status == 200, "\(replaced.text)")
             let version = try #require(replaced.json?["version"] as? Int)
@@ -75,7 +80,10 @@ extension PlatformTests {
 
             let invalid: [(String, String)] = [
                 (#"{"name":"x","colour":"red"}"#, "unknown configuration keys: colour"),
-                (replacement.replacingOccurrences(of: #""dataUploadPeriod":600"#, with: #""dataUploadPeriod":"often""#), "dataUploadPeriod must be a positive whole number"),
+                (
+                    replacement.replacingOccurrences(of: #""dataUploadPeriod":600"#, with: #""dataUploadPeriod":"often""#),
+                    "dataUploadPeriod must be a positive whole number"
+                ),
                 (replacement.replacingOccurrences(of: "https://opensense.example.org", with: "ftp://x"), "baseUrl must be an http(s) URL"),
             ]
             for (body, message) in invalid {
@@ -96,7 +104,8 @@ extension PlatformTests {
             #expect(uploaded.text == #"{"status":"ok"}"# + "\n")
             let retried = try await Self.post("/upload", fields)
             #expect(retried.text == #"{"status":"ok"}"# + "\n")
-            let stored = try platform.sql("""
+            let stored = try platform.sql(
+                """
                 SELECT string_agg(b.probe || '@' || b.datetime || '@' || to_char(b.recorded_at AT TIME ZONE 'UTC', 'HH24:MI'), ',' ORDER BY b.id)
                 FROM devices.opensense_batches b JOIN devices.opensense_devices d ON d.id = b.device_ref WHERE d.device_id = '\(deviceID)'
                 """)
@@ -119,15 +128,24 @@ extension PlatformTests {
                 ([("device_id", deviceID), ("file_hash", hash), ("data", Self.batches + " ")], "Integrity check failed"),
                 ([("device_id", "never-registered"), ("file_hash", hash), ("data", Self.batches)], "Unknown device_id: register the device first"),
                 ([("device_id", deviceID), ("file_hash", Self.md5(#"{"a":1}"#)), ("data", #"{"a":1}"#)], "data must be a JSON array of objects"),
-                ([("device_id", deviceID), ("file_hash", Self.md5("[1,2]")), ("data", "[1,2]")], "data must be a JSON array of objects (entry 0 is not an object)"),
-                ([("device_id", deviceID), ("file_hash", Self.md5(#"[{"level":1}]"#)), ("data", #"[{"level":1}]"#)], "data entry 0 lacks its probe or datetime"),
+                (
+                    [("device_id", deviceID), ("file_hash", Self.md5("[1,2]")), ("data", "[1,2]")],
+                    "data must be a JSON array of objects (entry 0 is not an object)"
+                ),
+                (
+                    [("device_id", deviceID), ("file_hash", Self.md5(#"[{"level":1}]"#)), ("data", #"[{"level":1}]"#)],
+                    "data entry 0 lacks its probe or datetime"
+                ),
             ]
             for (fields, message) in cases {
                 let reply = try await Self.post("/upload", fields)
                 #expect(reply.status == 400, "\(fields)")
                 #expect(reply.json?["error"] as? String == message, "\(reply.text)")
             }
-            #expect(try platform.sql("SELECT count(*) FROM devices.opensense_uploads u JOIN devices.opensense_devices d ON d.id = u.device_ref WHERE d.device_id = '\(deviceID)'") == "0")
+            #expect(
+                try platform.sql(
+                    "SELECT count(*) FROM devices.opensense_uploads u JOIN devices.opensense_devices d ON d.id = u.device_ref WHERE d.device_id = '\(deviceID)'"
+                ) == "0")
         }
     }
 }

@@ -27,19 +27,22 @@ extension PlatformTests {
             let link = try #require(body["firebase_url"] as? String)
             let base = try platform.baseURL
             #expect(link.hasPrefix(base + "/l/"), "\(link)")
-            let opened = try await platform.request(.GET, String(link.dropFirst(base.count)), headers: [("User-Agent", "Mozilla/5.0 (Linux; Android 14)")])
+            let opened = try await platform.request(
+                .GET, String(link.dropFirst(base.count)), headers: [("User-Agent", "Mozilla/5.0 (Linux; Android 14)")])
             #expect(opened.status == 302)
             #expect(opened.headers.first(name: "Location") == "warmtewachter://account/\(token)")
         }
 
         @Test func theAccountIsStoredWithItsBuildingAndOnlyTheTokensHash() async throws {
             let reply = try await platform.request(
-                .POST, "/account", json: #"{"pseudonym": 854321, "location": {"latitude": 52.512345, "longitude": 6.0912}, "tz_name": "Europe/London"}"#, admin: true)
+                .POST, "/account",
+                json: #"{"pseudonym": 854321, "location": {"latitude": 52.512345, "longitude": 6.0912}, "tz_name": "Europe/London"}"#, admin: true)
             #expect(reply.status == 200, "\(reply.text)")
             let token = try #require(reply.json?["activation_token"] as? String)
             #expect(reply.json?["pseudonym"] as? Int == 854321)
             let stored = try platform.sql(
-                "SELECT encode(a.activation_token_hash, 'hex'), b.latitude, b.longitude, b.tz_name FROM devices.accounts a JOIN devices.buildings b ON b.account_id = a.id WHERE a.pseudonym = 854321")
+                "SELECT encode(a.activation_token_hash, 'hex'), b.latitude, b.longitude, b.tz_name FROM devices.accounts a JOIN devices.buildings b ON b.account_id = a.id WHERE a.pseudonym = 854321"
+            )
             let expectedHash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
             // Coarse location: two decimals, never a street address.
             #expect(stored == "\(expectedHash)|52.51000|6.09000|Europe/London")
@@ -63,14 +66,38 @@ extension PlatformTests {
         }
 
         @Test(arguments: [
-            (#"{"pseudonym": 799999}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"ensure this value is greater than or equal to 800000","type":"value_error.number.not_ge"}]}"#),
-            (#"{"pseudonym": 900000}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"ensure this value is less than or equal to 899999","type":"value_error.number.not_le"}]}"#),
-            (#"{"pseudonym": 844444, "timezone": "Mars/Olympus_Mons"}"#, #"{"detail":[{"loc":["body","timezone"],"msg":"illegal time zone","type":"value_error"}]}"#),
-            (#"{"pseudonym": "eight"}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
-            (#"{"pseudonym": 844445, "location": {"latitude": 95, "longitude": 6}}"#, #"{"detail":[{"loc":["body","location","latitude"],"msg":"latitude must be between -90 and 90","type":"value_error"}]}"#),
-            (#"{"pseudonym": 844446, "tz_name": "Nowhere/Special"}"#, #"{"detail":[{"loc":["body","tz_name"],"msg":"illegal time zone","type":"value_error"}]}"#),
-            (#"{"pseudonym": "eight hundred thousand"}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
-            (#"{"pseudonym": 800001.5}"#, #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#),
+            (
+                #"{"pseudonym": 799999}"#,
+                #"{"detail":[{"loc":["body","pseudonym"],"msg":"ensure this value is greater than or equal to 800000","type":"value_error.number.not_ge"}]}"#
+            ),
+            (
+                #"{"pseudonym": 900000}"#,
+                #"{"detail":[{"loc":["body","pseudonym"],"msg":"ensure this value is less than or equal to 899999","type":"value_error.number.not_le"}]}"#
+            ),
+            (
+                #"{"pseudonym": 844444, "timezone": "Mars/Olympus_Mons"}"#,
+                #"{"detail":[{"loc":["body","timezone"],"msg":"illegal time zone","type":"value_error"}]}"#
+            ),
+            (
+                #"{"pseudonym": "eight"}"#,
+                #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#
+            ),
+            (
+                #"{"pseudonym": 844445, "location": {"latitude": 95, "longitude": 6}}"#,
+                #"{"detail":[{"loc":["body","location","latitude"],"msg":"latitude must be between -90 and 90","type":"value_error"}]}"#
+            ),
+            (
+                #"{"pseudonym": 844446, "tz_name": "Nowhere/Special"}"#,
+                #"{"detail":[{"loc":["body","tz_name"],"msg":"illegal time zone","type":"value_error"}]}"#
+            ),
+            (
+                #"{"pseudonym": "eight hundred thousand"}"#,
+                #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#
+            ),
+            (
+                #"{"pseudonym": 800001.5}"#,
+                #"{"detail":[{"loc":["body","pseudonym"],"msg":"value is not a valid integer","type":"type_error.integer"}]}"#
+            ),
             (#"{"location": "Zwolle"}"#, #"{"detail":[{"loc":["body","location"],"msg":"value is not a valid dict","type":"type_error.dict"}]}"#),
             (#"{"pseudonym": 81"#, #"{"detail":[{"loc":["body"],"msg":"The request body is not valid JSON","type":"value_error.jsondecode"}]}"#),
         ])
@@ -80,7 +107,9 @@ extension PlatformTests {
             #expect(reply.text == expected + "\n")
             // Nothing written: not the account the body named, and no account without its building.
             #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym IN (844444, 844445, 844446)") == "0")
-            #expect(try platform.sql("SELECT count(*) FROM devices.accounts a WHERE NOT EXISTS (SELECT 1 FROM devices.buildings b WHERE b.account_id = a.id)") == "0")
+            #expect(
+                try platform.sql(
+                    "SELECT count(*) FROM devices.accounts a WHERE NOT EXISTS (SELECT 1 FROM devices.buildings b WHERE b.account_id = a.id)") == "0")
         }
 
         @Test func accountCreationNeedsAnAdminToken() async throws {
@@ -162,7 +191,9 @@ extension PlatformTests {
             #expect(metrics.status == 200)
             #expect(metrics.text.contains(#"custodian_http_requests_total{route="/account/activate",method="POST",status="404"}"#))
             #expect(metrics.text.contains(#"custodian_http_request_duration_seconds_bucket{route="/account/activate",method="POST""#))
-            #expect(metrics.text.contains(#"custodian_rpc_duration_seconds_count{service="devices",method="devices.account.activate",outcome="rejected"}"#))
+            #expect(
+                metrics.text.contains(
+                    #"custodian_rpc_duration_seconds_count{service="devices",method="devices.account.activate",outcome="rejected"}"#))
         }
 
         @Test func unknownPathsAnswerInTheirAPIsShape() async throws {
@@ -185,7 +216,10 @@ extension PlatformTests {
                 "--nonce", "59b142f13c9520cd203effa2a96dbe589defb3c1e021876e", "--message", message,
             ])
             #expect(sealed.status == 0)
-            #expect(sealed.output == #"{"value":"2322818113e73144fab77ce62916ec8860568ea5e9fbe3867c862056bd4c1d8e10349cbb82c52e82e0b55764805a3e923bd784820c5922ba0f079f10eeae4ef0b5155561d57986185708919d5318257d811beb9510697e307bd5d9fe27326f4e82af87f860eaa77a7eaf12079048735afad76e1396101a4576c9aa8d2778f5a8b842117d","nonce":"59b142f13c9520cd203effa2a96dbe589defb3c1e021876e","version":"0.4"}"# + "\n")
+            #expect(
+                sealed.output
+                    == #"{"value":"2322818113e73144fab77ce62916ec8860568ea5e9fbe3867c862056bd4c1d8e10349cbb82c52e82e0b55764805a3e923bd784820c5922ba0f079f10eeae4ef0b5155561d57986185708919d5318257d811beb9510697e307bd5d9fe27326f4e82af87f860eaa77a7eaf12079048735afad76e1396101a4576c9aa8d2778f5a8b842117d","nonce":"59b142f13c9520cd203effa2a96dbe589defb3c1e021876e","version":"0.4"}"#
+                    + "\n")
             // A key pair of our own, to open what we sealed.
             let secretKey = String(repeating: "2a", count: 32)
             let publicKey = "07aaff3e9fc167275544f4c3a6a17cd837f2ec6e78cd8a57b1e3dfb3cc035a76"
@@ -199,7 +233,9 @@ extension PlatformTests {
             let bootstrap = try await platform.custodian(["admin", "bootstrap", "--database-url", url])
             #expect(bootstrap.status != 0)
             #expect(bootstrap.output.contains("an admin token exists already"))
-            let created = try await platform.custodian(["admin", "create-token", "--database-url", url, "--label", "integration", "--scope", "operator"])
+            let created = try await platform.custodian([
+                "admin", "create-token", "--database-url", url, "--label", "integration", "--scope", "operator",
+            ])
             #expect(created.status == 0, "\(created.output)")
             let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(token.count == 43)
@@ -211,11 +247,15 @@ extension PlatformTests {
             let written = try platform.dataDirectory + "/admin-database.url"
             #expect(try String(contentsOfFile: written, encoding: .utf8) == url)
             #expect((try FileManager.default.attributesOfItem(atPath: written)[.posixPermissions] as? Int) == 0o600)
-            let found = try await platform.custodian(["admin", "create-token", "--data-dir", try platform.dataDirectory, "--label", "found", "--scope", "operator"])
+            let found = try await platform.custodian([
+                "admin", "create-token", "--data-dir", try platform.dataDirectory, "--label", "found", "--scope", "operator",
+            ])
             #expect(found.status == 0, "\(found.output)")
             let foundToken = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try await platform.request(.POST, "/account", json: "{}", headers: [("Authorization", "Bearer \(foundToken)")]).status == 200)
-            let nowhere = try await platform.custodian(["admin", "create-token", "--scope", "researcher", "--data-dir", "/tmp/cit-nowhere-\(UUID().uuidString.prefix(8))"])
+            let nowhere = try await platform.custodian([
+                "admin", "create-token", "--scope", "researcher", "--data-dir", "/tmp/cit-nowhere-\(UUID().uuidString.prefix(8))",
+            ])
             #expect(nowhere.status != 0 && nowhere.output.contains("admin-database.url"), "\(nowhere.output)")
         }
     }
@@ -227,7 +267,9 @@ extension PlatformTests {
     @Test(arguments: ["gateway", "devices", "vault"])
     func eachProcessRunsTheEventLoopsUpGivesIt(process: String) throws {
         let pid = try platform.pid(of: process)
-        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")).split(separator: 0).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         let given = try #require(environment.first { $0.hasPrefix("CUSTODIAN_EVENT_LOOPS=") }).dropFirst("CUSTODIAN_EVENT_LOOPS=".count)
         // NIO's count, as `custodian up` reads it: a container's CPU limit, not only the cores it may run on.
         #expect(Int(given) == max(1, System.coreCount / 2))

@@ -7,8 +7,9 @@ import Testing
 /// `custodian up --replicas` (here `CUSTODIAN_REPLICAS=devices=2`): replicas share the load, a rolling restart
 /// (`custodian restart`) fails no request, and a replica killed outright loses no upload, since uploads are safe to
 /// send again and the gateway sends a call lost with its replica to another one.
-@Suite("Replicas of a service", .serialized,
-       .runningPlatform(settings: ["CUSTODIAN_RATE_LIMITS": "off", "CUSTODIAN_REPLICAS": "devices=2"]))
+@Suite(
+    "Replicas of a service", .serialized,
+    .runningPlatform(settings: ["CUSTODIAN_RATE_LIMITS": "off", "CUSTODIAN_REPLICAS": "devices=2"]))
 struct ReplicaTests {
     /// The answers to the heartbeat uploads three devices send one after another while `body` runs (devices), and to
     /// a short link opened over and over (links), by status (0: no HTTP answer at all).
@@ -29,9 +30,11 @@ struct ReplicaTests {
                     var time = 1_700_000_000
                     while !tally.stopped {
                         time += 1
-                        let heartbeat = #"{"upload_time":"\#(time)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(time)","value":"1"}]}]}"#
-                        let reply = try? await platform.request(.POST, "/device/measurements/variable-interval", json: heartbeat,
-                                                                headers: [("Authorization", "Bearer \(token)")])
+                        let heartbeat =
+                            #"{"upload_time":"\#(time)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(time)","value":"1"}]}]}"#
+                        let reply = try? await platform.request(
+                            .POST, "/device/measurements/variable-interval", json: heartbeat,
+                            headers: [("Authorization", "Bearer \(token)")])
                         tally.count(reply?.status ?? 0, reply.map { $0.status == 200 ? "" : $0.text } ?? "no answer")
                     }
                 }
@@ -77,7 +80,8 @@ struct ReplicaTests {
 
     func restart(_ service: String) async throws {
         let platform = try platform
-        let (status, output) = try await RunningPlatform.run(platform.binaries + "/custodian", ["restart", service, "--data-dir", platform.dataDirectory])
+        let (status, output) = try await RunningPlatform.run(
+            platform.binaries + "/custodian", ["restart", service, "--data-dir", platform.dataDirectory])
         #expect(status == 0, "custodian restart \(service): \(output)")
         #expect(output.contains("\(service): every replica replaced"), "\(output)")
     }
@@ -109,9 +113,11 @@ struct ReplicaTests {
     @Test func aReplicaAnswersItsProbes() async throws {
         let platform = try platform
         func probe(_ arguments: [String], instance: String) async throws -> (status: Int32, output: String) {
-            try await RunningPlatform.run(platform.binaries + "/devices", arguments, environment: [
-                "CUSTODIAN_RUNTIME_DIR": platform.dataDirectory + "/run", "CUSTODIAN_INSTANCE": instance, "CUSTODIAN_DATABASE_URL": "",
-            ])
+            try await RunningPlatform.run(
+                platform.binaries + "/devices", arguments,
+                environment: [
+                    "CUSTODIAN_RUNTIME_DIR": platform.dataDirectory + "/run", "CUSTODIAN_INSTANCE": instance, "CUSTODIAN_DATABASE_URL": "",
+                ])
         }
         let ready = try await probe(["--probe", "ready"], instance: "devices-2")
         #expect(ready.status == 0 && ready.output.contains("devices devices-2: ready"), "\(ready)")
@@ -132,9 +138,11 @@ struct ReplicaTests {
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
         func probe() async throws -> (status: Int32, output: String) {
-            try await RunningPlatform.run(platform.binaries + "/devices", ["--probe", "ready"], environment: [
-                "CUSTODIAN_RUNTIME_DIR": runtime, "CUSTODIAN_DATABASE_URL": "",
-            ])
+            try await RunningPlatform.run(
+                platform.binaries + "/devices", ["--probe", "ready"],
+                environment: [
+                    "CUSTODIAN_RUNTIME_DIR": runtime, "CUSTODIAN_DATABASE_URL": "",
+                ])
         }
         let none = try await probe()
         #expect(none.status == 1 && none.output.contains("no replica of devices on this host"), "\(none)")
@@ -155,11 +163,13 @@ struct ReplicaTests {
         let platform = try platform
         let port = try #require(URLComponents(string: platform.baseURL)?.port)
         func probe(_ kind: String, port: Int) async throws -> (status: Int32, output: String) {
-            try await RunningPlatform.run(platform.binaries + "/gateway", ["--probe", kind], environment: [
-                "CUSTODIAN_HTTP_PORT": String(port),
-                "CUSTODIAN_TLS_CERTIFICATE": platform.dataDirectory + "/tls/cert.pem",
-                "CUSTODIAN_TLS_KEY": platform.dataDirectory + "/tls/key.pem",
-            ])
+            try await RunningPlatform.run(
+                platform.binaries + "/gateway", ["--probe", kind],
+                environment: [
+                    "CUSTODIAN_HTTP_PORT": String(port),
+                    "CUSTODIAN_TLS_CERTIFICATE": platform.dataDirectory + "/tls/cert.pem",
+                    "CUSTODIAN_TLS_KEY": platform.dataDirectory + "/tls/key.pem",
+                ])
         }
         let ready = try await probe("ready", port: port)
         #expect(ready.status == 0 && ready.output.contains("gateway: ready"), "\(ready)")
@@ -179,7 +189,9 @@ struct ReplicaTests {
             try await restart("devices")
             try await restart("links")
         }
-        #expect(answers.byStatus.keys.sorted() == [200], "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
+        #expect(
+            answers.byStatus.keys.sorted() == [200],
+            "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
         let after = try ["devices-1", "devices-2", "links"].map { try platform.pid(of: $0) }
         for (old, new) in zip(before, after) { #expect(old != new, "a replica kept its process") }
         #expect(!FileManager.default.fileExists(atPath: platform.dataDirectory + "/run/links/links-surge.sock"))
@@ -204,7 +216,9 @@ struct ReplicaTests {
                 try await Task.sleep(for: .seconds(1))
             }
         }
-        #expect(answers.byStatus.keys.sorted() == [200], "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
+        #expect(
+            answers.byStatus.keys.sorted() == [200],
+            "answers by status: \(answers.byStatus), first failures: \(answers.failures)\n\(Self.gatewayWarnings())")
     }
 
     /// The gateway's last warnings, for a failure's message.

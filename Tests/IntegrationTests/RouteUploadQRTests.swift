@@ -30,11 +30,13 @@ extension PlatformTests {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             try Geotag.gpx.write(toFile: folder + "/walk.gpx", atomically: true, encoding: .utf8)
 
-            let upload = try await SeparatedOutput.run(platform.binaries + "/custodian", [
-                "route", "upload", "--gpx", folder + "/walk.gpx", "--passphrase", "Tour of Utrecht", "--server", platform.baseURL,
-                "--key", consumer.key, "--secret", consumer.secret, "--ca-file", platform.dataDirectory + "/tls/cert.pem",
-                "--qr-png", folder + "/qr.png",
-            ])
+            let upload = try await SeparatedOutput.run(
+                platform.binaries + "/custodian",
+                [
+                    "route", "upload", "--gpx", folder + "/walk.gpx", "--passphrase", "Tour of Utrecht", "--server", platform.baseURL,
+                    "--key", consumer.key, "--secret", consumer.secret, "--ca-file", platform.dataDirectory + "/tls/cert.pem",
+                    "--qr-png", folder + "/qr.png",
+                ])
             #expect(upload.status == 0, "\(upload.stdout)\(upload.stderr)")
             let lines = upload.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             let qrText = try #require(lines.first { $0.hasPrefix("qr_text ") }?.split(separator: " ").last.map(String.init))
@@ -58,7 +60,9 @@ extension PlatformTests {
 
             // The instruction follows the code.
             let after = lines[(end + 1)...].joined(separator: "\n")
-            #expect(after.contains("Photograph this QR code with the camera now: it holds the time \(qr.time), and every second between that"), "\(after)")
+            #expect(
+                after.contains("Photograph this QR code with the camera now: it holds the time \(qr.time), and every second between that"), "\(after)"
+            )
             #expect(after.contains("time and the shutter is a second of error in the camera clock's correction."), "\(after)")
 
             // The PNG: the same symbol, read by zbarimg.

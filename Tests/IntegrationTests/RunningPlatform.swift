@@ -23,8 +23,10 @@ final class RunningPlatform: Sendable {
     private let process: Process
     private let outputPath: String
 
-    private init(baseURL: String, dataDirectory: String, adminToken: String, binaries: String, http: HTTPClient,
-                 process: Process, outputPath: String) {
+    private init(
+        baseURL: String, dataDirectory: String, adminToken: String, binaries: String, http: HTTPClient,
+        process: Process, outputPath: String
+    ) {
         self.baseURL = baseURL
         self.dataDirectory = dataDirectory
         self.adminToken = adminToken
@@ -74,8 +76,9 @@ final class RunningPlatform: Sendable {
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(dataDirectory + "/tls/cert.pem"))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
         let token = try String(contentsOfFile: dataDirectory + "/admin-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        return RunningPlatform(baseURL: baseURL, dataDirectory: dataDirectory, adminToken: token, binaries: binaries,
-                               http: http, process: process, outputPath: outputPath)
+        return RunningPlatform(
+            baseURL: baseURL, dataDirectory: dataDirectory, adminToken: token, binaries: binaries,
+            http: http, process: process, outputPath: outputPath)
     }
 
     /// Stops the platform as Ctrl-C would, and checks that it stopped cleanly: exit status 0, no process
@@ -93,7 +96,8 @@ final class RunningPlatform: Sendable {
             return
         }
         #expect(process.terminationStatus == 0, "custodian up exited with \(process.terminationStatus):\n\(output)")
-        let sockets = FileManager.default.enumerator(atPath: dataDirectory + "/run")?.compactMap { $0 as? String }.filter { $0.hasSuffix(".sock") } ?? []
+        let sockets =
+            FileManager.default.enumerator(atPath: dataDirectory + "/run")?.compactMap { $0 as? String }.filter { $0.hasSuffix(".sock") } ?? []
         #expect(sockets.isEmpty, "socket files left behind: \(sockets)")
         #expect(output.contains("postgres   stopped"))
         try? FileManager.default.removeItem(atPath: dataDirectory)
@@ -129,8 +133,10 @@ final class RunningPlatform: Sendable {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    func request(_ method: HTTPMethod, _ path: String, json: String? = nil, rawBody: Data? = nil,
-                 headers: [(String, String)] = [], admin: Bool = false) async throws -> Reply {
+    func request(
+        _ method: HTTPMethod, _ path: String, json: String? = nil, rawBody: Data? = nil,
+        headers: [(String, String)] = [], admin: Bool = false
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if admin { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
@@ -191,16 +197,20 @@ final class RunningPlatform: Sendable {
     /// Starts it again on the same port, as `custodian up` started it.
     func startDatabase() throws {
         guard let port = URLComponents(string: try adminDatabaseURL)?.port else { throw PlatformError("no database port") }
-        _ = try run(Self.postgresTool("pg_ctl"), [
-            "-D", dataDirectory + "/postgres", "-l", dataDirectory + "/postgres/server.log", "-w", "-t", "60",
-            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", "start",
-        ], asDatabaseOwner: true)
+        _ = try run(
+            Self.postgresTool("pg_ctl"),
+            [
+                "-D", dataDirectory + "/postgres", "-l", dataDirectory + "/postgres/server.log", "-w", "-t", "60",
+                "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", "start",
+            ], asDatabaseOwner: true)
     }
 
     private static func postgresTool(_ name: String) throws -> String {
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
         let candidates = versions.map { "/usr/lib/postgresql/\($0)/bin/\(name)" } + ["/usr/bin/\(name)"]
-        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { throw PlatformError("\(name) not found") }
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw PlatformError("\(name) not found")
+        }
         return binary
     }
 
@@ -247,7 +257,9 @@ final class RunningPlatform: Sendable {
     /// it: for tests that need a token the platform would not issue (expired, other claims).
     func signingKeyPEM(kid: String) throws -> String {
         let sealedText = try sql("SELECT encode(private_key_sealed, 'base64') FROM auth.signing_keys WHERE kid = '\(kid)'")
-        guard let sealed = Data(base64Encoded: sealedText.replacingOccurrences(of: "\n", with: "")) else { throw PlatformError("no sealed key \(kid)") }
+        guard let sealed = Data(base64Encoded: sealedText.replacingOccurrences(of: "\n", with: "")) else {
+            throw PlatformError("no sealed key \(kid)")
+        }
         let key = try String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8)
         return try Sealer(base64: key).open(sealed, context: "auth-signing-key:\(kid)")
     }
@@ -257,8 +269,9 @@ final class RunningPlatform: Sendable {
     /// An RPC client for these services' replicas in the platform's runtime directory
     /// (`<data dir>/run/<service>/*.sock`), found as the gateway finds them. Shut it down after use.
     func rpcClient(_ services: [String]) -> RPCClient {
-        RPCClient(services: Dictionary(uniqueKeysWithValues: services.map { ($0, RPCClient.Discovery.directory("\(dataDirectory)/run/\($0)")) }),
-                  logger: Logger(label: "integration-tests"))
+        RPCClient(
+            services: Dictionary(uniqueKeysWithValues: services.map { ($0, RPCClient.Discovery.directory("\(dataDirectory)/run/\($0)")) }),
+            logger: Logger(label: "integration-tests"))
     }
 
     /// Calls `method` of `service` directly, as the gateway would after authenticating `principal` (nil: no
@@ -268,7 +281,8 @@ final class RunningPlatform: Sendable {
     ) async throws -> Output {
         let client = rpcClient([service])
         defer { client.shutdown() }
-        let context = CallContext(requestID: "integration-\(UUID().uuidString.lowercased())", deadline: Date().addingTimeInterval(30), principal: principal)
+        let context = CallContext(
+            requestID: "integration-\(UUID().uuidString.lowercased())", deadline: Date().addingTimeInterval(30), principal: principal)
         return try await client.call(service, method, input: input, context: context, as: output)
     }
 

@@ -14,9 +14,11 @@ extension PlatformTests {
         static func app(_ device: String) -> Principal { Principal(kind: "app", id: device, session: "session-\(device)", scopes: []) }
         static func newDevice() -> String { "device-\(UUID().uuidString.lowercased())" }
 
-        static func call(_ method: String, query: [String: [String]] = [:], body: JSONValue = .null, device: String? = nil) async throws -> JSONValue {
-            try await platform.call("statistics", method, input: HTTPInput(body: body, query: query),
-                                    principal: app(device ?? newDevice()), as: JSONValue.self)
+        static func call(_ method: String, query: [String: [String]] = [:], body: JSONValue = .null, device: String? = nil) async throws -> JSONValue
+        {
+            try await platform.call(
+                "statistics", method, input: HTTPInput(body: body, query: query),
+                principal: app(device ?? newDevice()), as: JSONValue.self)
         }
 
         static func failure(_ method: String, query: [String: [String]] = [:], body: JSONValue = .null, device: String? = nil) async -> RPCError? {
@@ -76,17 +78,20 @@ extension PlatformTests {
             #expect(countries.contains(["Alpha2": "ZA", "Name": "South Africa"]))
             #expect(countries.contains(["Alpha2": "GB", "Name": "United Kingdom"]))
             #expect(try await Self.call("statistics.countries.list", query: ["country": ["za"]]) == ["Alpha2": "ZA", "Name": "South Africa"])
-            #expect(await Self.failure("statistics.countries.list", query: ["country": ["ZZ"]])
-                == RPCError.badRequest("Invalid alpha2 code 'ZZ': not supported", reason: "invalid_alpha2"))
-            #expect(await Self.failure("statistics.countries.list", query: ["country": ["ZAF"]])
-                == RPCError.badRequest("Invalid alpha2 code 'ZAF'", reason: "invalid_alpha2"))
+            #expect(
+                await Self.failure("statistics.countries.list", query: ["country": ["ZZ"]])
+                    == RPCError.badRequest("Invalid alpha2 code 'ZZ': not supported", reason: "invalid_alpha2"))
+            #expect(
+                await Self.failure("statistics.countries.list", query: ["country": ["ZAF"]])
+                    == RPCError.badRequest("Invalid alpha2 code 'ZAF'", reason: "invalid_alpha2"))
 
             guard case .array(let languages) = try await Self.call("statistics.languages.list") else { Issue.record("not a list"); return }
             #expect(languages.contains(["Alpha2": "en", "Name": "English"]))
             #expect(languages.contains(["Alpha2": "de", "Name": "German"]))
             #expect(try await Self.call("statistics.languages.list", query: ["language": ["DE"]]) == ["Alpha2": "de", "Name": "German"])
-            #expect(await Self.failure("statistics.languages.list", query: ["language": ["xx"]])
-                == RPCError.badRequest("Invalid alpha2 code 'xx': not supported", reason: "invalid_alpha2"))
+            #expect(
+                await Self.failure("statistics.languages.list", query: ["language": ["xx"]])
+                    == RPCError.badRequest("Invalid alpha2 code 'xx': not supported", reason: "invalid_alpha2"))
         }
 
         @Test func adminsEditCountriesLanguagesAndSymptoms() async throws {
@@ -100,17 +105,23 @@ extension PlatformTests {
             #expect(listed.text.contains(#"{"active":true,"alpha2":"ZA","name":"South Africa"}"#))
 
             #expect(try await platform.request(.PUT, "/admin/v1/statistics/languages/fr", json: #"{"name":"French"}"#, admin: true).status == 200)
-            #expect(try await platform.request(.PUT, "/admin/v1/statistics/languages/xq", json: #"{"name":"Testish","active":false}"#, admin: true).status == 200)
+            #expect(
+                try await platform.request(.PUT, "/admin/v1/statistics/languages/xq", json: #"{"name":"Testish","active":false}"#, admin: true).status
+                    == 200)
             #expect(await Self.failure("statistics.languages.list", query: ["language": ["xq"]])?.reason == "invalid_alpha2")
             let languages = try await platform.request(.GET, "/admin/v1/statistics/languages", admin: true)
             #expect(languages.text.contains(#"{"active":false,"alpha2":"xq","name":"Testish"}"#))
 
             let key = "test_symptom-\(UUID().uuidString.prefix(8).lowercased())"
-            let noEnglish = try await platform.request(.PUT, "/admin/v1/statistics/symptoms/\(key)", json: #"{"translations":{"fr":"Fatigue"}}"#, admin: true)
+            let noEnglish = try await platform.request(
+                .PUT, "/admin/v1/statistics/symptoms/\(key)", json: #"{"translations":{"fr":"Fatigue"}}"#, admin: true)
             #expect(noEnglish.status == 400)
-            #expect(noEnglish.text == #"{"error":{"message":"a new symptom needs its English text (translations.en)","reason":"missing_translation"}}"# + "\n")
-            let created = try await platform.request(.PUT, "/admin/v1/statistics/symptoms/\(key)",
-                                                     json: #"{"translations":{"en":"Tiredness","fr":"Fatigue"},"position":99}"#, admin: true)
+            #expect(
+                noEnglish.text == #"{"error":{"message":"a new symptom needs its English text (translations.en)","reason":"missing_translation"}}"#
+                    + "\n")
+            let created = try await platform.request(
+                .PUT, "/admin/v1/statistics/symptoms/\(key)",
+                json: #"{"translations":{"en":"Tiredness","fr":"Fatigue"},"position":99}"#, admin: true)
             #expect(created.status == 200, "\(created.text)")
             #expect(created.text == #"{"active":true,"key":"\#(key)","position":99,"translations":{"en":"Tiredness","fr":"Fatigue"}}"# + "\n")
             guard case .array(let french) = try await Self.call("statistics.symptoms.list", query: ["language": ["fr"]]) else {
@@ -122,7 +133,8 @@ extension PlatformTests {
             let submission: JSONValue = ["Status": "Positive", "Symptoms": [.string(key)]]
             #expect(try await Self.call("statistics.submission.create", body: submission) == .null)
 
-            let unknownLanguage = try await platform.request(.PUT, "/admin/v1/statistics/symptoms/\(key)", json: #"{"translations":{"yy":"?"}}"#, admin: true)
+            let unknownLanguage = try await platform.request(
+                .PUT, "/admin/v1/statistics/symptoms/\(key)", json: #"{"translations":{"yy":"?"}}"#, admin: true)
             #expect(unknownLanguage.status == 400)
             let deactivated = try await platform.request(.DELETE, "/admin/v1/statistics/symptoms/\(key)", admin: true)
             #expect(deactivated.text.contains(#""active":false"#))
@@ -130,32 +142,38 @@ extension PlatformTests {
             #expect(!after.contains { $0["key"] == .string(key) })
             #expect(await Self.failure("statistics.submission.create", body: submission)?.reason == "invalid_symptom")
             #expect(try await platform.request(.DELETE, "/admin/v1/statistics/symptoms/nope", admin: true).status == 404)
-            #expect(try await platform.request(.PUT, "/admin/v1/statistics/symptoms/has%20space", json: #"{"position":1}"#, admin: true).status == 400)
+            #expect(
+                try await platform.request(.PUT, "/admin/v1/statistics/symptoms/has%20space", json: #"{"position":1}"#, admin: true).status == 400)
             #expect(try await platform.request(.PUT, "/admin/v1/statistics/countries/xyz", json: #"{"name":"X"}"#, admin: true).status == 400)
             #expect(try await platform.request(.PUT, "/admin/v1/statistics/countries/xb", json: #"{}"#, admin: true).status == 422)
             #expect(try await platform.request(.GET, "/admin/v1/statistics/symptoms").status == 401)
             let symptoms = try await platform.request(.GET, "/admin/v1/statistics/symptoms", admin: true)
-            #expect(symptoms.text.contains(#"{"active":true,"key":"question_positive_symptom-1","position":1,"translations":{"de":"Halsschmerzen","en":"Sore throat"}}"#))
+            #expect(
+                symptoms.text.contains(
+                    #"{"active":true,"key":"question_positive_symptom-1","position":1,"translations":{"de":"Halsschmerzen","en":"Sore throat"}}"#))
         }
 
         // MARK: Submissions
 
         @Test func theDocumentsSubmissionIsStoredOnceHoweverOftenItIsRetried() async throws {
             let device = Self.newDevice()
-            let body = try Self.json("""
+            let body = try Self.json(
+                """
                 {"Status":"Recovered","PositiveTestDate":"2020-03-29 13:00:09.1359267","NegativeTestDate":"2020-03-30 13:00:09.1359267",
                  "Country":"GB","Language":"EN","Age":25,"IsSymptomatic":false}
                 """)
             #expect(try await Self.call("statistics.submission.create", body: body, device: device) == .null)
             #expect(try await Self.call("statistics.submission.create", body: body, device: device) == .null)
             // The same submission in other spellings is the same submission.
-            let respelled = try Self.json("""
+            let respelled = try Self.json(
+                """
                 {"isSymptomatic":false,"age":25,"language":"en","country":"gb","negativeTestDate":"2020-03-30T13:00:09.135927Z",
                  "positiveTestDate":"2020-03-29T15:00:09.135927+02:00","status":"recovered"}
                 """)
             #expect(try await Self.call("statistics.submission.create", body: respelled, device: device) == .null)
             #expect(try Self.submissions(of: device) == 1)
-            let stored = try platform.sql("""
+            let stored = try platform.sql(
+                """
                 SELECT status, country, language, age, is_symptomatic, positive_test_date AT TIME ZONE 'UTC', negative_test_date AT TIME ZONE 'UTC'
                 FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(device)', 'UTF8'))
                 """)
@@ -180,16 +198,25 @@ extension PlatformTests {
                 #expect(try await Self.call("statistics.submission.create", body: try Self.json(body), device: device) == .null, "\(body)")
             }
             #expect(try Self.submissions(of: device) == bodies.count)
-            #expect(try platform.sql("SELECT array_to_string(symptoms, ';') FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(device)', 'UTF8')) AND status = 'Positive'")
-                == "question_positive_symptom-1;question_positive_symptom-12")
+            #expect(
+                try platform.sql(
+                    "SELECT array_to_string(symptoms, ';') FROM statistics.submissions WHERE device_sha256 = sha256(convert_to('\(device)', 'UTF8')) AND status = 'Positive'"
+                )
+                    == "question_positive_symptom-1;question_positive_symptom-12")
         }
 
         @Test func everyInvalidSubmissionGetsItsOwn400AndNothingIsStored() async throws {
             let device = Self.newDevice()
             let tooMany = (1...21).map { "\"question_positive_symptom-\($0)\"" }.joined(separator: ",")
             let cases: [(String, String)] = [
-                (#"{"Status":"Negative","Symptoms":["question_positive_symptom-1"]}"#, "Invalid message structure for specified status: Negative does not take Symptoms"),
-                (#"{"Status":"Positive","NegativeTestDate":"2020-04-01"}"#, "Invalid message structure for specified status: Positive does not take NegativeTestDate"),
+                (
+                    #"{"Status":"Negative","Symptoms":["question_positive_symptom-1"]}"#,
+                    "Invalid message structure for specified status: Negative does not take Symptoms"
+                ),
+                (
+                    #"{"Status":"Positive","NegativeTestDate":"2020-04-01"}"#,
+                    "Invalid message structure for specified status: Positive does not take NegativeTestDate"
+                ),
                 (#"{"Status":"Positive","Temperature":39}"#, "Invalid message structure for specified status: unknown field 'Temperature'"),
                 ("null", "Missing request payload"),
                 ("{}", "Missing request payload"),
@@ -198,19 +225,31 @@ extension PlatformTests {
                 (#"{"Language":"xx"}"#, "Invalid Alpha2 'xx': not a supported language"),
                 (#"{"Age":-1}"#, "Invalid age (younger than 0 or older than 200): -1"),
                 (#"{"Age":201}"#, "Invalid age (younger than 0 or older than 200): 201"),
-                (#"{"Status":"Positive","PositiveTestDate":"2019-11-30 12:00:00"}"#,
-                 "Invalid test dates (in the future or before the first recorded case of COVID-19): PositiveTestDate 2019-11-30 12:00:00"),
-                (#"{"Status":"Negative","NegativeTestDate":"2099-01-01 00:00:00"}"#,
-                 "Invalid test dates (in the future or before the first recorded case of COVID-19): NegativeTestDate 2099-01-01 00:00:00"),
-                (#"{"Status":"Negative","NegativeTestDate":"soon"}"#,
-                 "Invalid test dates: NegativeTestDate 'soon' is not a date (2020-03-29 13:00:09.1359267 or ISO 8601)"),
+                (
+                    #"{"Status":"Positive","PositiveTestDate":"2019-11-30 12:00:00"}"#,
+                    "Invalid test dates (in the future or before the first recorded case of COVID-19): PositiveTestDate 2019-11-30 12:00:00"
+                ),
+                (
+                    #"{"Status":"Negative","NegativeTestDate":"2099-01-01 00:00:00"}"#,
+                    "Invalid test dates (in the future or before the first recorded case of COVID-19): NegativeTestDate 2099-01-01 00:00:00"
+                ),
+                (
+                    #"{"Status":"Negative","NegativeTestDate":"soon"}"#,
+                    "Invalid test dates: NegativeTestDate 'soon' is not a date (2020-03-29 13:00:09.1359267 or ISO 8601)"
+                ),
                 (#"{"Status":"Positive","Symptoms":[\#(tooMany)]}"#, "Invalid symptom count (more than 20): 21"),
-                (#"{"Status":"Positive","Symptoms":["\#(String(repeating: "a", count: 51))"]}"#,
-                 "Invalid symptom (longer than 50 characters): '\(String(repeating: "a", count: 51))'"),
-                (#"{"Status":"Positive","Symptoms":["question_positive_symptom-99"]}"#,
-                 "Invalid symptom (does not match a registered symptom): 'question_positive_symptom-99'"),
-                (#"{"Status":"Positive","Symptoms":["question_positive_symptom-3","question_positive_symptom-3"]}"#,
-                 "Duplicate symptoms: 'question_positive_symptom-3' is listed twice"),
+                (
+                    #"{"Status":"Positive","Symptoms":["\#(String(repeating: "a", count: 51))"]}"#,
+                    "Invalid symptom (longer than 50 characters): '\(String(repeating: "a", count: 51))'"
+                ),
+                (
+                    #"{"Status":"Positive","Symptoms":["question_positive_symptom-99"]}"#,
+                    "Invalid symptom (does not match a registered symptom): 'question_positive_symptom-99'"
+                ),
+                (
+                    #"{"Status":"Positive","Symptoms":["question_positive_symptom-3","question_positive_symptom-3"]}"#,
+                    "Duplicate symptoms: 'question_positive_symptom-3' is listed twice"
+                ),
             ]
             for (body, message) in cases {
                 let error = await Self.failure("statistics.submission.create", body: try Self.json(body), device: device)
@@ -228,15 +267,17 @@ extension PlatformTests {
             #expect(try await Self.call("statistics.submission.create", body: ["Status": "Negative"], device: device) == .null)
             #expect(try await Self.call("statistics.submission.create", body: ["Status": "Negative"], device: other) == .null)
             let forget = { () async throws -> JSONValue in
-                try await platform.call("statistics", "statistics.device.forget", input: ["deviceId": .string(device)] as JSONValue,
-                                        principal: Self.app(device), as: JSONValue.self)
+                try await platform.call(
+                    "statistics", "statistics.device.forget", input: ["deviceId": .string(device)] as JSONValue,
+                    principal: Self.app(device), as: JSONValue.self)
             }
             #expect(try await forget() == ["deleted": 2])
             #expect(try await forget() == ["deleted": 0])
             #expect(try Self.submissions(of: device) == 0)
             #expect(try Self.submissions(of: other) == 1)
             await #expect(throws: RPCError.self) {
-                _ = try await platform.call("statistics", "statistics.device.forget", input: ["deviceId": ""] as JSONValue, principal: nil, as: JSONValue.self)
+                _ = try await platform.call(
+                    "statistics", "statistics.device.forget", input: ["deviceId": ""] as JSONValue, principal: nil, as: JSONValue.self)
             }
         }
 
@@ -254,7 +295,10 @@ extension PlatformTests {
             #expect(south["SourceCreatedAt"] == "2020-05-17T00:00:00")
             #expect(south["CreatedAt"]?.stringValue?.count == 26)
             guard case .object(let fields) = south else { Issue.record("not an object"); return }
-            #expect(Set(fields.keys) == ["CountryName", "ContractedCount", "DeathCount", "RecoveredCount", "Source", "SourceCreatedAt", "SourceUrl", "CreatedAt"])
+            #expect(
+                Set(fields.keys) == [
+                    "CountryName", "ContractedCount", "DeathCount", "RecoveredCount", "Source", "SourceCreatedAt", "SourceUrl", "CreatedAt",
+                ])
 
             guard case .array(let both) = try await Self.call("statistics.covid.get", query: ["countries": ["gb", "ZA", "GB"]]) else {
                 Issue.record("several countries give a list")
@@ -266,23 +310,28 @@ extension PlatformTests {
             let global = try await Self.call("statistics.covid.get")
             #expect(global["CountryName"] == "Global")
             let expected = try platform.sql(
-                "SELECT sum(confirmed) || '|' || sum(deaths) FROM (SELECT DISTINCT ON (country) confirmed, deaths FROM statistics.covid_figures ORDER BY country, day DESC) latest")
+                "SELECT sum(confirmed) || '|' || sum(deaths) FROM (SELECT DISTINCT ON (country) confirmed, deaths FROM statistics.covid_figures ORDER BY country, day DESC) latest"
+            )
             guard case .int(let contracted) = global["ContractedCount"], case .int(let deaths) = global["DeathCount"] else {
                 Issue.record("global counts missing: \(global)")
                 return
             }
             #expect("\(contracted)|\(deaths)" == expected)
 
-            #expect(await Self.failure("statistics.covid.get", query: ["countries": ["ZAF"]]) == RPCError.badRequest("Invalid alpha2 code 'ZAF'", reason: "invalid_alpha2"))
-            #expect(await Self.failure("statistics.covid.get", query: ["countries": ["ZA", "QQ"]])
-                == RPCError.badRequest("Invalid alpha2 code 'QQ': not a supported country", reason: "invalid_alpha2"))
+            #expect(
+                await Self.failure("statistics.covid.get", query: ["countries": ["ZAF"]])
+                    == RPCError.badRequest("Invalid alpha2 code 'ZAF'", reason: "invalid_alpha2"))
+            #expect(
+                await Self.failure("statistics.covid.get", query: ["countries": ["ZA", "QQ"]])
+                    == RPCError.badRequest("Invalid alpha2 code 'QQ': not a supported country", reason: "invalid_alpha2"))
             // Supported, but nothing imported for it.
             #expect(await Self.failure("statistics.covid.get", query: ["countries": ["IS"]])?.code == .notFound)
         }
 
         @Test func importsAreCheckedWholeAndReimportsUpdate() async throws {
             let platform = try platform
-            let csv = "country,date,confirmed,deaths,recovered\nCH,2020-05-16,30500,1600,27500\nCH,2020-05-17,30572,1602,27600\nNL,2020-05-17,43995,5680,\n"
+            let csv =
+                "country,date,confirmed,deaths,recovered\nCH,2020-05-16,30500,1600,27500\nCH,2020-05-17,30572,1602,27600\nNL,2020-05-17,43995,5680,\n"
             let path = "/admin/v1/statistics/covid/imports?source=JHU%20CSSE&source_url=https%3A%2F%2Fgithub.com%2FCSSEGISandData%2FCOVID-19"
             let first = try await platform.request(.POST, path, rawBody: Data(csv.utf8), headers: [("Content-Type", "text/csv")], admin: true)
             #expect(first.status == 201, "\(first.text)")
@@ -316,7 +365,9 @@ extension PlatformTests {
             #expect(try platform.sql("SELECT count(*) FROM statistics.covid_figures WHERE country = 'BE'") == "0")
             #expect(try await platform.request(.POST, path, rawBody: Data("country,day\n".utf8), admin: true).status == 400)
             #expect(try await platform.request(.POST, path, admin: true).status == 400)
-            #expect(try await platform.request(.POST, "/admin/v1/statistics/covid/imports?source_url=ftp://x", rawBody: Data(csv.utf8), admin: true).status == 400)
+            #expect(
+                try await platform.request(.POST, "/admin/v1/statistics/covid/imports?source_url=ftp://x", rawBody: Data(csv.utf8), admin: true)
+                    .status == 400)
             #expect(try await platform.request(.POST, path, rawBody: Data(csv.utf8)).status == 401)
         }
 
@@ -325,14 +376,18 @@ extension PlatformTests {
             let file = NSTemporaryDirectory() + "covid-\(UUID().uuidString).csv"
             defer { try? FileManager.default.removeItem(atPath: file) }
             try "country,date,confirmed,deaths,recovered\nIE,2020-05-17,24112,1543,19470\n".write(toFile: file, atomically: true, encoding: .utf8)
-            let imported = try await platform.custodian(["stats", "import", file, "--source", "HSE Ireland", "--server", platform.baseURL,
-                                                         "--token", platform.adminToken, "--insecure"])
+            let imported = try await platform.custodian([
+                "stats", "import", file, "--source", "HSE Ireland", "--server", platform.baseURL,
+                "--token", platform.adminToken, "--insecure",
+            ])
             #expect(imported.status == 0, "\(imported.output)")
             #expect(imported.output.contains(#""inserted":1"#))
             #expect(try platform.sql("SELECT confirmed, source FROM statistics.covid_figures WHERE country = 'IE'") == "24112|HSE Ireland")
 
             try "country,date,confirmed,deaths,recovered\nIE,2020-05-18,-5,1,1\n".write(toFile: file, atomically: true, encoding: .utf8)
-            let refused = try await platform.custodian(["stats", "import", file, "--server", platform.baseURL, "--token", platform.adminToken, "--insecure"])
+            let refused = try await platform.custodian([
+                "stats", "import", file, "--server", platform.baseURL, "--token", platform.adminToken, "--insecure",
+            ])
             #expect(refused.status != 0)
             #expect(refused.output.contains("line 2: confirmed '-5' is not a whole number"), "\(refused.output)")
         }
@@ -343,8 +398,10 @@ extension PlatformTests {
             let platform = try platform
             #expect(try await platform.request(.PUT, "/admin/v1/statistics/countries/XB", json: #"{"name":"Exportland"}"#, admin: true).status == 200)
             let device = Self.newDevice()
-            for body: JSONValue in [["Status": "Positive", "Country": "XB", "Age": 41], ["Status": "Positive", "Country": "XB", "Age": 42],
-                                    ["Status": "Negative", "Country": "XB", "NegativeTestDate": "2020-06-01 10:00:00"]] {
+            for body: JSONValue in [
+                ["Status": "Positive", "Country": "XB", "Age": 41], ["Status": "Positive", "Country": "XB", "Age": 42],
+                ["Status": "Negative", "Country": "XB", "NegativeTestDate": "2020-06-01 10:00:00"],
+            ] {
                 #expect(try await Self.call("statistics.submission.create", body: body, device: device) == .null)
             }
             let week = try platform.sql(#"SELECT to_char(now() AT TIME ZONE 'UTC', 'IYYY-"W"IW')"#)
@@ -356,7 +413,8 @@ extension PlatformTests {
             #expect(future.text == #"{"counts":[]}"# + "\n")
 
             // Enough rows for three pages.
-            _ = try platform.sql("""
+            _ = try platform.sql(
+                """
                 INSERT INTO statistics.submissions (device_sha256, body_sha256, status, country)
                 SELECT sha256('bulk'::bytea), sha256(i::text::bytea), 'I Don''t Know', 'XB' FROM generate_series(1, 2100) i
                 """)
@@ -375,7 +433,13 @@ extension PlatformTests {
             #expect(ndjson.headers.first(name: "Content-Type") == "application/x-ndjson")
             let records = ndjson.text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             #expect(records.contains { $0["age"] as? Int == 42 && $0["country"] as? String == "XB" && $0["status"] as? String == "Positive" })
-            #expect(records.allSatisfy { Set($0.keys) == ["submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date", "negative_test_date"] })
+            #expect(
+                records.allSatisfy {
+                    Set($0.keys) == [
+                        "submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date",
+                        "negative_test_date",
+                    ]
+                })
 
             let badFormat = try await platform.request(.GET, "/admin/v1/statistics/submissions?format=xml", admin: true)
             #expect(badFormat.status == 400)

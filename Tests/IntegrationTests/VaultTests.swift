@@ -24,24 +24,28 @@ extension PlatformTests {
         }
 
         static func login(_ email: String, _ password: String) async throws -> RunningPlatform.Reply {
-            try await platform.request(.POST, "/oauth/token", rawBody: form([("grant_type", "password"), ("email", email), ("password", password)]),
-                                       headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            try await platform.request(
+                .POST, "/oauth/token", rawBody: form([("grant_type", "password"), ("email", email), ("password", password)]),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")])
         }
 
         static func newUser(name: String = "User A") async throws -> Account {
             let email = "user-\(UUID().uuidString.prefix(8).lowercased())@ownyourdata.eu"
-            let created = try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"\#(email)","name":"\#(name)","password":"user_a"}"#, admin: true)
+            let created = try await platform.request(
+                .POST, "/admin/v1/vault/users", json: #"{"email":"\#(email)","name":"\#(name)","password":"user_a"}"#, admin: true)
             #expect(created.status == 201, "\(created.text)")
             let token = try #require(try await login(email, "user_a").json?["access_token"] as? String)
             return Account(userID: try #require(created.json?["id"] as? Int), email: email, password: "user_a", token: token)
         }
 
         static func install(_ account: Account, repo: String, read: Bool, write: Bool) async throws -> InstalledModule {
-            let module = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/modules",
-                                                    json: #"{"name":"Location","description":"store your location","url":"https://location.oydapp.eu"}"#, admin: true)
+            let module = try await platform.request(
+                .POST, "/admin/v1/vault/users/\(account.userID)/modules",
+                json: #"{"name":"Location","description":"store your location","url":"https://location.oydapp.eu"}"#, admin: true)
             #expect(module.status == 201, "\(module.text)")
             let id = try #require(module.json?["id"] as? Int)
-            let grant = try await platform.request(.POST, "/admin/v1/vault/modules/\(id)/permissions", json: #"{"repo":"\#(repo)","read":\#(read),"write":\#(write)}"#, admin: true)
+            let grant = try await platform.request(
+                .POST, "/admin/v1/vault/modules/\(id)/permissions", json: #"{"repo":"\#(repo)","read":\#(read),"write":\#(write)}"#, admin: true)
             #expect(grant.status == 200, "\(grant.text)")
             return InstalledModule(id: id, uid: try #require(module.json?["uid"] as? String), secret: try #require(module.json?["secret"] as? String))
         }
@@ -54,7 +58,9 @@ extension PlatformTests {
             let login = try await Self.login("user_a@ownyourdata.eu", "user_a")
             #expect(login.json?["username"] as? String == "User A", "\(login.status) \(login.text)")
             let token = try #require(login.json?["access_token"] as? String)
-            let modules = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(token)).body) as? [[String: Any]])
+            let modules = try #require(
+                try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/modules/index", headers: Self.bearer(token)).body)
+                    as? [[String: Any]])
             #expect(modules.map { $0["name"] as? String } == ["Location"])
             #expect(try await platform.request(.GET, "/api/repos/oyd.location/pub_key", headers: Self.bearer(token)).status == 200)
             #expect(try await Self.login("user_b@ownyourdata.eu", "Q/wdfbv67").json?["username"] as? String == "Very long User Name with many words")
@@ -71,7 +77,8 @@ extension PlatformTests {
             #expect(body["username"] as? String == "Very long User Name with many words")
             #expect(abs(Double(body["created_at"] as? Int ?? 0) - Date().timeIntervalSince1970) < 60)
             // JSON bodies too, and the email in any case.
-            let json = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"password","email":"\#(account.email.uppercased())","password":"user_a"}"#)
+            let json = try await platform.request(
+                .POST, "/oauth/token", json: #"{"grant_type":"password","email":"\#(account.email.uppercased())","password":"user_a"}"#)
             #expect(json.status == 200)
 
             let wrong = try await Self.login(account.email, "nope")
@@ -101,16 +108,19 @@ extension PlatformTests {
             let account = try await Self.newUser()
             let auth = Self.bearer(account.token)
             for _ in 0..<5 {
-                let guess = try await platform.request(.POST, "/api/password", json: #"{"current_password":"guess!","new_password":"other-pw"}"#, headers: auth)
+                let guess = try await platform.request(
+                    .POST, "/api/password", json: #"{"current_password":"guess!","new_password":"other-pw"}"#, headers: auth)
                 #expect(guess.status == 403)
             }
             // A token is no way around the login's lock: the right password waits too, and so does the login.
-            let locked = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
+            let locked = try await platform.request(
+                .POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
             #expect(locked.status == 429)
             #expect(locked.json?["error"] as? String == "slow_down")
             #expect(try await Self.login(account.email, "user_a").status == 429)
             _ = try platform.sql("UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email = '\(account.email)'")
-            let changed = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
+            let changed = try await platform.request(
+                .POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
             #expect(changed.status == 200)
         }
 
@@ -167,13 +177,16 @@ extension PlatformTests {
             #expect(items.first?["id"] as? Int == id)
             #expect(items.first?["version"] as? String == "0.4")
 
-            let decrypted = try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth)
+            let decrypted = try await platform.request(
+                .POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth)
             #expect(decrypted.status == 200, "\(decrypted.text)")
             let clear = try #require((try JSONSerialization.jsonObject(with: decrypted.body) as? [[String: Any]])?.first?["data"] as? [String: Any])
             #expect(clear["latitude"] as? Double == 47.0700467)
             // The owner's command line does the same.
-            let opened = try await platform.custodian(["vault", "open", "--server", platform.baseURL, "--insecure",
-                                                 "--email", account.email, "--password", "user_a", "--repo", "oyd.location"])
+            let opened = try await platform.custodian([
+                "vault", "open", "--server", platform.baseURL, "--insecure",
+                "--email", account.email, "--password", "user_a", "--repo", "oyd.location",
+            ])
             #expect(opened.status == 0, "\(opened.output)")
             #expect(opened.output.contains(#""latitude":47.0700467"#))
 
@@ -184,10 +197,15 @@ extension PlatformTests {
             #expect(try platform.sql("SELECT octet_length(secret_sealed) FROM vault.repos r WHERE r.user_id = \(account.userID)") == "80")
 
             // After a password change the new password opens the data and the old one no longer does.
-            let changed = try await platform.request(.POST, "/api/password", json: #"{"current_password":"user_a","new_password":"Q/wdfbv67"}"#, headers: auth)
+            let changed = try await platform.request(
+                .POST, "/api/password", json: #"{"current_password":"user_a","new_password":"Q/wdfbv67"}"#, headers: auth)
             #expect(changed.status == 200, "\(changed.text)")
-            #expect(try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"Q/wdfbv67"}"#, headers: auth).status == 200)
-            #expect(try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth).status == 403)
+            #expect(
+                try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"Q/wdfbv67"}"#, headers: auth).status
+                    == 200)
+            #expect(
+                try await platform.request(.POST, "/api/repos/oyd.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth).status
+                    == 403)
             #expect(try await Self.login(account.email, "Q/wdfbv67").status == 200)
         }
 
@@ -220,10 +238,14 @@ extension PlatformTests {
             let fullwidth = #"{"value":"００","nonce":"59b142f13c9520cd203effa2a96dbe589defb3c1e021876e","version":"0.4"}"#
             let refused = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", json: fullwidth, headers: auth)
             #expect(refused.status == 400)
-            #expect(try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth).status == 200)
+            #expect(
+                try await platform.request(
+                    .POST, "/api/repos/eu.ownyourdata.location/items/decrypted", json: #"{"password":"user_a"}"#, headers: auth
+                ).status == 200)
             // A JSON record sent as curl -d labels it (a form) is still JSON here.
-            let labelledForm = try await platform.request(.POST, "/api/repos/eu.ownyourdata.location/items", rawBody: Data(#"{"b":7}"#.utf8),
-                                                          headers: auth + [("Content-Type", "application/x-www-form-urlencoded")])
+            let labelledForm = try await platform.request(
+                .POST, "/api/repos/eu.ownyourdata.location/items", rawBody: Data(#"{"b":7}"#.utf8),
+                headers: auth + [("Content-Type", "application/x-www-form-urlencoded")])
             #expect(labelledForm.status == 200)
             let newest = try await platform.request(.GET, "/api/repos/eu.ownyourdata.location/items?last=1", headers: auth)
             #expect((try JSONSerialization.jsonObject(with: newest.body) as? [[String: Any]])?.first?["b"] as? Int == 7)
@@ -233,13 +255,15 @@ extension PlatformTests {
             let platform = try platform
             let account = try await Self.newUser()
             let auth = Self.bearer(account.token)
-            let created = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.batch"}"#, admin: true)
+            let created = try await platform.request(
+                .POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.batch"}"#, admin: true)
             #expect(created.status == 201)
             let publicKey = try #require(created.json?["public_key"] as? String)
             var records: [String] = []
             for index in 0..<2 {
-                records.append(try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":\#(index)}"#]).output
-                    .trimmingCharacters(in: .whitespacesAndNewlines))
+                records.append(
+                    try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":\#(index)}"#]).output
+                        .trimmingCharacters(in: .whitespacesAndNewlines))
             }
             let batch = "[" + records.joined(separator: ",") + "]"
             let first = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: batch, headers: auth)
@@ -251,7 +275,8 @@ extension PlatformTests {
             // One batch that holds a record twice, a retried one and a bad one: the copy gets the first one's id.
             let fresh = try await platform.custodian(["vault", "seal", "--public-key", publicKey, "--message", #"{"n":9}"#]).output
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            let mixed = try await platform.request(.POST, "/api/repos/oyd.batch/items", json: "[\(fresh),\(fresh),\(records[0]),{\"version\":\"0.4\"}]", headers: auth)
+            let mixed = try await platform.request(
+                .POST, "/api/repos/oyd.batch/items", json: "[\(fresh),\(fresh),\(records[0]),{\"version\":\"0.4\"}]", headers: auth)
             #expect(mixed.status == 400)
             let responses = try #require(mixed.json?["responses"] as? [[String: Any]])
             let firstIDs = try #require(first.json?["responses"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
@@ -268,16 +293,19 @@ extension PlatformTests {
             let platform = try platform
             let account = try await Self.newUser()
             let auth = Self.bearer(account.token)
-            #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.large"}"#, admin: true).status == 201)
+            #expect(
+                try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"oyd.large"}"#, admin: true)
+                    .status == 201)
             func hex(_ count: Int) -> String { (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
             func sealed() -> String { #"{"value":"\#(hex(64))","nonce":"\#(hex(24))","version":"0.4"}"# }
             // Tabs, line breaks, backslashes and \N in the JSON text.
-            let awkward = #"{"note":"tab\there\nline \\N back\\slash \"quoted\" \\t ü ✓","n":"# 
+            let awkward = #"{"note":"tab\there\nline \\N back\\slash \"quoted\" \\t ü ✓","n":"#
             var records = (0..<120).map { _ in sealed() }
             for index in 0..<30 { records.insert(awkward + "\(index)}", at: index * 4) }
 
             func post(_ batch: [String]) async throws -> (RunningPlatform.Reply, [Int]) {
-                let reply = try await platform.request(.POST, "/api/repos/oyd.large/items", json: "[" + batch.joined(separator: ",") + "]", headers: auth)
+                let reply = try await platform.request(
+                    .POST, "/api/repos/oyd.large/items", json: "[" + batch.joined(separator: ",") + "]", headers: auth)
                 let ids = (reply.json?["responses"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
                 return (reply, ids)
             }
@@ -310,37 +338,55 @@ extension PlatformTests {
             #expect(try await platform.request(.GET, "/api/repos/oyd.large/items?last=1", headers: auth).headers.first(name: "Total-Count") == "1")
             #expect(try await platform.request(.GET, "/api/repos/oyd.large/items", headers: auth).headers.first(name: "Total-Count") == "250")
             // The newest and the oldest pages of the repo, as the paging reads them from either end.
-            let newest = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/repos/oyd.large/items?last=3", headers: auth).body) as? [[String: Any]])
+            let newest = try #require(
+                try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/repos/oyd.large/items?last=3", headers: auth).body)
+                    as? [[String: Any]])
             #expect(newest.compactMap { $0["id"] as? Int } == Array(mixedIDs.prefix(100).suffix(3)))
-            let secondPage = try #require(try JSONSerialization.jsonObject(with: try await platform.request(.GET, "/api/repos/oyd.large/items?page=2&size=100", headers: auth).body) as? [[String: Any]])
+            let secondPage = try #require(
+                try JSONSerialization.jsonObject(
+                    with: try await platform.request(.GET, "/api/repos/oyd.large/items?page=2&size=100", headers: auth).body) as? [[String: Any]])
             #expect(secondPage.compactMap { $0["id"] as? Int } == Array(ids.suffix(50)) + Array(mixedIDs.prefix(50)))
         }
 
         @Test func adminRoutesValidateTheirInput() async throws {
             let platform = try platform
             let account = try await Self.newUser()
-            let badModule = try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/modules", json: #"{"name":"X","url":"ftp://nope"}"#, admin: true)
+            let badModule = try await platform.request(
+                .POST, "/admin/v1/vault/users/\(account.userID)/modules", json: #"{"name":"X","url":"ftp://nope"}"#, admin: true)
             #expect(badModule.status == 422)
             #expect((badModule.json?["error"] as? [String: String])?["message"] == "url: url must be an http(s) URL")
-            #expect(try await platform.request(.POST, "/admin/v1/vault/modules/999999/permissions", json: #"{"repo":"x","read":true,"write":true}"#, admin: true).status == 404)
-            #expect(try await platform.request(.POST, "/admin/v1/vault/users/999999/modules", json: #"{"name":"Orphan","url":"https://x.example"}"#, admin: true).status == 404)
-            #expect(try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"bad id!"}"#, admin: true).status == 400)
-            #expect(try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"a@b.c","name":"x","password":"secret1"}"#).status == 401)
+            #expect(
+                try await platform.request(
+                    .POST, "/admin/v1/vault/modules/999999/permissions", json: #"{"repo":"x","read":true,"write":true}"#, admin: true
+                ).status == 404)
+            #expect(
+                try await platform.request(
+                    .POST, "/admin/v1/vault/users/999999/modules", json: #"{"name":"Orphan","url":"https://x.example"}"#, admin: true
+                ).status == 404)
+            #expect(
+                try await platform.request(.POST, "/admin/v1/vault/users/\(account.userID)/repos", json: #"{"identifier":"bad id!"}"#, admin: true)
+                    .status == 400)
+            #expect(
+                try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"a@b.c","name":"x","password":"secret1"}"#).status == 401)
         }
 
         @Test func moduleTokensReachOnlyTheReposTheyWereGranted() async throws {
             let platform = try platform
             let account = try await Self.newUser()
             let module = try await Self.install(account, repo: "oyd.readonly", read: true, write: false)
-            let token = try await platform.request(.POST, "/oauth/token", rawBody: Self.form([("grant_type", "client_credentials"), ("client_id", module.uid), ("client_secret", module.secret)]),
-                                                   headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            let token = try await platform.request(
+                .POST, "/oauth/token",
+                rawBody: Self.form([("grant_type", "client_credentials"), ("client_id", module.uid), ("client_secret", module.secret)]),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")])
             #expect(token.status == 200, "\(token.text)")
             let moduleToken = try #require(token.json?["access_token"] as? String)
             // HTTP Basic works as well.
             let basic = Data("\(module.uid):\(module.secret)".utf8).base64EncodedString()
-            let viaBasic = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"client_credentials"}"#, headers: [("Authorization", "Basic \(basic)")])
+            let viaBasic = try await platform.request(
+                .POST, "/oauth/token", json: #"{"grant_type":"client_credentials"}"#, headers: [("Authorization", "Basic \(basic)")])
             #expect(viaBasic.status == 200)
-            let wrongSecret = try await platform.request(.POST, "/oauth/token", json: #"{"grant_type":"client_credentials","client_id":"\#(module.uid)","client_secret":"nope"}"#)
+            let wrongSecret = try await platform.request(
+                .POST, "/oauth/token", json: #"{"grant_type":"client_credentials","client_id":"\#(module.uid)","client_secret":"nope"}"#)
             #expect(wrongSecret.status == 401)
             #expect(wrongSecret.json?["error"] as? String == "invalid_client")
 
@@ -353,10 +399,14 @@ extension PlatformTests {
             let writer = try await Self.install(account, repo: "oyd.other", read: false, write: true)
             #expect(try await platform.request(.GET, "/api/repos/oyd.other/pub_key", headers: auth).status == 403)
             // A write-only module gets the key to encrypt with, and may write, but not read.
-            let writerToken = try #require(try await platform.request(.POST, "/oauth/token",
-                json: #"{"grant_type":"client_credentials","client_id":"\#(writer.uid)","client_secret":"\#(writer.secret)"}"#).json?["access_token"] as? String)
+            let writerToken = try #require(
+                try await platform.request(
+                    .POST, "/oauth/token",
+                    json: #"{"grant_type":"client_credentials","client_id":"\#(writer.uid)","client_secret":"\#(writer.secret)"}"#
+                ).json?["access_token"] as? String)
             #expect(try await platform.request(.GET, "/api/repos/oyd.other/pub_key", headers: Self.bearer(writerToken)).status == 200)
-            #expect(try await platform.request(.POST, "/api/repos/oyd.other/items", json: #"{"a":1}"#, headers: Self.bearer(writerToken)).status == 200)
+            #expect(
+                try await platform.request(.POST, "/api/repos/oyd.other/items", json: #"{"a":1}"#, headers: Self.bearer(writerToken)).status == 200)
             #expect(try await platform.request(.GET, "/api/repos/oyd.other/items", headers: Self.bearer(writerToken)).status == 403)
             // A login QR's key and secret log the app in: the module's token lists its user's modules.
             #expect(token.json?["username"] as? String == "User A")
@@ -385,9 +435,12 @@ extension PlatformTests {
         @Test func adminErrorsAndTheLoginQR() async throws {
             let platform = try platform
             let account = try await Self.newUser()
-            let duplicate = try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"\#(account.email)","name":"x","password":"secret1"}"#, admin: true)
+            let duplicate = try await platform.request(
+                .POST, "/admin/v1/vault/users", json: #"{"email":"\#(account.email)","name":"x","password":"secret1"}"#, admin: true)
             #expect(duplicate.status == 409)
-            #expect(try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"nope","name":"x","password":"secret1"}"#, admin: true).status == 422)
+            #expect(
+                try await platform.request(.POST, "/admin/v1/vault/users", json: #"{"email":"nope","name":"x","password":"secret1"}"#, admin: true)
+                    .status == 422)
             let module = try await Self.install(account, repo: "oyd.location", read: true, write: true)
             let qr = try await platform.request(.GET, "/admin/v1/vault/modules/\(module.id)/qr", admin: true)
             #expect(qr.status == 200)

@@ -10,7 +10,8 @@ import Testing
     static let serverSeed = Array(UInt8(0x60)...UInt8(0x7f))
     static let iv = Array(UInt8(0x80)...UInt8(0x8f))
     static let plaintext = #"{"pushToken":"example-push-token"}"#
-    static let payload = "gIGCg4SFhoeIiYqLjI2Oj19lK5sX1tRRVKNeDsZopUGyFtNEdYuRs2eCCd8u9ZAhq5x01iCmGg1kh67/5wUbbuK9+JvXKs/GZ7EV6Q5+qwhwiihKtu1k6TJTTExQcNYH"
+    static let payload =
+        "gIGCg4SFhoeIiYqLjI2Oj19lK5sX1tRRVKNeDsZopUGyFtNEdYuRs2eCCd8u9ZAhq5x01iCmGg1kh67/5wUbbuK9+JvXKs/GZ7EV6Q5+qwhwiihKtu1k6TJTTExQcNYH"
 
     static var keys: SessionKeys {
         SessionKeys.derive(preMasterSecret: preMasterSecret, clientSeed: clientSeed, serverSeed: serverSeed)

@@ -46,8 +46,10 @@ import Testing
         #expect(clientKey.isValidSignature(try #require(HandshakeSignature.parse(body["Signature"]!)), for: signed))
         let serverSeed = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let token = "header.payload.signature"
-        let answer = ["AccessToken": token, "AccessTokenExpiry": "2026-11-22T12:00:00Z", "Seed": serverSeed,
-                      "Signature": try key.sign(HandshakeSignature.server(accessToken: token, clientSeed: body["Seed"]!, serverSeed: serverSeed))]
+        let answer = [
+            "AccessToken": token, "AccessTokenExpiry": "2026-11-22T12:00:00Z", "Seed": serverSeed,
+            "Signature": try key.sign(HandshakeSignature.server(accessToken: token, clientSeed: body["Seed"]!, serverSeed: serverSeed)),
+        ]
         let session = try builder.session(from: answer)
         let serverKeys = SessionKeys.derive(
             preMasterSecret: secret, clientSeed: Array(Data(base64Encoded: body["Seed"]!)!), serverSeed: Array(Data(base64Encoded: serverSeed)!))

@@ -51,20 +51,22 @@ struct DecodedPNG {
     /// Whether every pixel is black where the layout has a dark module and white elsewhere.
     func shows(_ layout: QRLayout) -> Bool {
         let size = layout.moduleSize
-        return side == layout.pixelsPerSide && (0..<side).allSatisfy { y in
-            (0..<side).allSatisfy { x in gray[y * side + x] == (layout.isDark(row: y / size, column: x / size) ? 0x00 : 0xFF) }
-        }
+        return side == layout.pixelsPerSide
+            && (0..<side).allSatisfy { y in
+                (0..<side).allSatisfy { x in gray[y * side + x] == (layout.isDark(row: y / size, column: x / size) ? 0x00 : 0xFF) }
+            }
     }
 
     /// Whether each module's centre pixel is black for a dark module and white for a light one: for images too large
     /// to check pixel by pixel in a debug build.
     func showsModuleCentres(_ layout: QRLayout) -> Bool {
         let size = layout.moduleSize
-        return side == layout.pixelsPerSide && (0..<layout.modulesPerSide).allSatisfy { row in
-            (0..<layout.modulesPerSide).allSatisfy { column in
-                gray[(row * size + size / 2) * side + column * size + size / 2] == (layout.isDark(row: row, column: column) ? 0x00 : 0xFF)
+        return side == layout.pixelsPerSide
+            && (0..<layout.modulesPerSide).allSatisfy { row in
+                (0..<layout.modulesPerSide).allSatisfy { column in
+                    gray[(row * size + size / 2) * side + column * size + size / 2] == (layout.isDark(row: row, column: column) ? 0x00 : 0xFF)
+                }
             }
-        }
     }
 }
 

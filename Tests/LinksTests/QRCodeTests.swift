@@ -30,7 +30,10 @@ struct QRCodeTests {
             try QRCode(encoding: [UInt8](repeating: 0xA5, count: maximum + 1), errorCorrection: level)
         }
         let message = QRCodeError.payloadTooLong(bytes: maximum + 1, maximum: maximum, errorCorrection: level).description
-        #expect(message == "The data is \(maximum + 1) bytes long; a QR code with error correction \(level.rawValue) holds at most \(maximum) bytes (use a lower level or less data)")
+        #expect(
+            message
+                == "The data is \(maximum + 1) bytes long; a QR code with error correction \(level.rawValue) holds at most \(maximum) bytes (use a lower level or less data)"
+        )
     }
 
     @Test func anEmptyPayloadIsRefused() {

@@ -77,16 +77,20 @@ struct QRRequestTests {
             try QRImages.render(QRRenderInput(payload: "a", format: .svg, margin: 20))
         }
         let tooLong = String(repeating: "x", count: 2332)
-        #expect(throws: RPCError.badRequest(
-            "The data is 2332 bytes long; a QR code with error correction M holds at most 2331 bytes (use a lower level or less data)",
-            reason: "payload_too_long")) {
+        #expect(
+            throws: RPCError.badRequest(
+                "The data is 2332 bytes long; a QR code with error correction M holds at most 2331 bytes (use a lower level or less data)",
+                reason: "payload_too_long")
+        ) {
             try QRImages.render(QRRenderInput(payload: tooLong, format: .png))
         }
         // Version 40 (177 modules) plus margins of 4 at 64 pixels a module: 11840 pixels, a 134 MiB image to deflate.
         let large = String(repeating: "x", count: 2953)
-        #expect(throws: RPCError.badRequest(
-            "The PNG would be 11840 pixels wide (185 modules of 64 pixels); at most 8192 are allowed, so use a smaller module size or margin, or SVG",
-            reason: "image_too_large")) {
+        #expect(
+            throws: RPCError.badRequest(
+                "The PNG would be 11840 pixels wide (185 modules of 64 pixels); at most 8192 are allowed, so use a smaller module size or margin, or SVG",
+                reason: "image_too_large")
+        ) {
             try QRImages.render(QRRenderInput(payload: large, format: .png, errorCorrection: .L, moduleSize: 64))
         }
         // At 32 pixels a module (5920 pixels), which stored deflate blocks could not keep small enough, it is a PNG.

@@ -13,11 +13,14 @@ struct ShortLinkStorageTests {
         try await ServiceHarness.run([LinksService.definition]) { harness in
             var codes: [String] = []
             for _ in 0..<3 {
-                let link = try await harness.call(LinksMethods.shortCreate, ShortLinkInput(appURL: "warmtewachter://account/secret-token", ttlSeconds: 60))
+                let link = try await harness.call(
+                    LinksMethods.shortCreate, ShortLinkInput(appURL: "warmtewachter://account/secret-token", ttlSeconds: 60))
                 codes.append(link.code)
             }
-            try await harness.database.query("UPDATE links.short_links SET expires_at = now() - interval '8 days' WHERE code = \(codes[0])", logger: harness.logger)
-            try await harness.database.query("UPDATE links.short_links SET expires_at = now() - interval '6 days' WHERE code = \(codes[1])", logger: harness.logger)
+            try await harness.database.query(
+                "UPDATE links.short_links SET expires_at = now() - interval '8 days' WHERE code = \(codes[0])", logger: harness.logger)
+            try await harness.database.query(
+                "UPDATE links.short_links SET expires_at = now() - interval '6 days' WHERE code = \(codes[1])", logger: harness.logger)
             try await ShortLinks.expiredRowsUpkeep.work(harness.database, harness.logger)
             let left = try await harness.scalar("SELECT string_agg(code, ',' ORDER BY code) FROM links.short_links", as: String.self)
             #expect(left == [codes[1], codes[2]].sorted().joined(separator: ","))

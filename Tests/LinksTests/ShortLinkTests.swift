@@ -31,7 +31,10 @@ struct ShortLinkTests {
 
     @Test(arguments: [
         ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36", true),
-        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1", true),
+        (
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+            true
+        ),
         ("Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1", true),
         ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36", false),
         ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15", false),
@@ -88,8 +91,10 @@ struct ShortLinkTests {
     }
 
     @Test func adminErrorsUseTheAdminAPIsNames() {
-        #expect(throws: RPCError.badRequest(
-            "ttl_seconds must be from 1 to 31622400 seconds (a year and a day), not 0", reason: "invalid_ttl")) {
+        #expect(
+            throws: RPCError.badRequest(
+                "ttl_seconds must be from 1 to 31622400 seconds (a year and a day), not 0", reason: "invalid_ttl")
+        ) {
             try ShortLinkInput(appURL: "https://example.org/", ttlSeconds: 0).validated(names: .admin, defaults: Self.settings)
         }
     }
@@ -117,7 +122,8 @@ struct ShortLinkTests {
         #expect(throws: notAnObject) { try Self.adminLink(.null) }
         #expect(throws: notAnObject) { try Self.adminLink(["x"]) }
         // A typed request reads back as itself.
-        let link = AdminShortLinkRequest(link: ShortLinkInput(appURL: "warmtewachter://x", title: "T", ttlSeconds: 5, iosStoreURL: "https://apps.apple.com/x"))
+        let link = AdminShortLinkRequest(
+            link: ShortLinkInput(appURL: "warmtewachter://x", title: "T", ttlSeconds: 5, iosStoreURL: "https://apps.apple.com/x"))
         #expect(try AdminShortLinkRequest.decoding.decode(AdminShortLinkRequest.self, from: JSONValueEncoder().encode(link)) == link)
     }
 
@@ -126,7 +132,10 @@ struct ShortLinkTests {
         let digest = String(repeating: "Ab", count: 32)
         let query = try RoutedRequests.read(ShortLinksQuery.self, query: ["before": ["1795321646000000-\(digest)"], "limit": ["5"]])
         #expect(query == ShortLinksQuery(limit: 5, before: .init(micros: 1_795_321_646_000_000, digest: digest.lowercased())))
-        #expect(RoutedRequests.problem(ShortLinksQuery.self, query: ["before": ["12-\(digest.dropLast())"]]) == ["400", "before must be a next_before value of an earlier page"])
+        #expect(
+            RoutedRequests.problem(ShortLinksQuery.self, query: ["before": ["12-\(digest.dropLast())"]]) == [
+                "400", "before must be a next_before value of an earlier page",
+            ])
         #expect(RoutedRequests.problem(ShortLinksQuery.self, query: ["limit": ["0"]]) == ["400", "limit must be a whole number from 1 to 1000"])
         let visit = ShortLinkVisit(code: "abc", userAgent: "Mozilla/5.0 (iPhone)")
         #expect(try ShortLinkVisit.decoding.decode(ShortLinkVisit.self, from: JSONValueEncoder().encode(visit)) == visit)
@@ -139,8 +148,9 @@ struct ShortLinkTests {
     }
 
     @Test func theLandingPageEscapesEverythingAndForbidsScripts() throws {
-        let link = StoredShortLink(appURL: #"warmtewachter://x?a=1&b="2"><script>"#, title: "<img src=x onerror=alert(1)> & co",
-                                   androidStoreURL: "https://play.google.com/store/apps/details?id=a&hl=nl", iosStoreURL: "https://apps.apple.com/app/id1", expired: false)
+        let link = StoredShortLink(
+            appURL: #"warmtewachter://x?a=1&b="2"><script>"#, title: "<img src=x onerror=alert(1)> & co",
+            androidStoreURL: "https://play.google.com/store/apps/details?id=a&hl=nl", iosStoreURL: "https://apps.apple.com/app/id1", expired: false)
         let reply = ShortLinkPages.landing(link, code: "abcdefghjkmnpqrs", shortURL: "https://127.0.0.1:8443/l/abcdefghjkmnpqrs")
         let html = String(decoding: try #require(Data(base64Encoded: reply.body)), as: UTF8.self)
         #expect(reply.status == 200)
@@ -156,7 +166,8 @@ struct ShortLinkTests {
     }
 
     @Test func theQRCodeOnTheLandingPageOpensTheShortLink() throws {
-        let link = StoredShortLink(appURL: "https://example.org", title: nil, androidStoreURL: "https://a.example", iosStoreURL: "https://i.example", expired: false)
+        let link = StoredShortLink(
+            appURL: "https://example.org", title: nil, androidStoreURL: "https://a.example", iosStoreURL: "https://i.example", expired: false)
         let reply = ShortLinkPages.landing(link, code: "abcdefghjkmnpqrs", shortURL: "https://127.0.0.1:8443/l/abcdefghjkmnpqrs")
         let html = String(decoding: try #require(Data(base64Encoded: reply.body)), as: UTF8.self)
         let encoded = try #require(html.firstMatch(of: /data:image\/svg\+xml;base64,([A-Za-z0-9+\/=]+)/)?.1)

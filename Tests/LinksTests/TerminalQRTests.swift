@@ -16,12 +16,13 @@ struct TerminalQRTests {
         var pixels = [UInt8](repeating: 255, count: width * height)
         for (line, characters) in cells.enumerated() {
             for (column, character) in characters.enumerated() {
-                let halves: (Bool, Bool) = switch character {
-                case "█": (true, true)
-                case "▀": (true, false)
-                case "▄": (false, true)
-                default: (false, false)
-                }
+                let halves: (Bool, Bool) =
+                    switch character {
+                    case "█": (true, true)
+                    case "▀": (true, false)
+                    case "▄": (false, true)
+                    default: (false, false)
+                    }
                 for y in 0..<12 where y < 6 ? halves.0 : halves.1 {
                     for x in 0..<6 { pixels[(line * 12 + y) * width + column * 6 + x] = 0 }
                 }

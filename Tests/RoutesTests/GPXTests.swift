@@ -25,15 +25,20 @@ struct GPXTests {
     @Test func segmentsBecomeTracksAndPointsWithoutTimeAreSkipped() throws {
         let result = try GPXReader.read(Data(Self.twoSegments.utf8), accuracy: 10)
         #expect(result.skippedPoints == 1)
-        #expect(result.tracks == Tracks([
-            [Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 10, time: 1_764_000_000),
-             Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 10, time: 1_764_000_005.5)],
-            [Fix(latitude: 52.1, longitude: 5.2, altitude: nil, accuracy: 10, time: 1_764_000_000)],
-        ]))
+        #expect(
+            result.tracks
+                == Tracks([
+                    [
+                        Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 10, time: 1_764_000_000),
+                        Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 10, time: 1_764_000_005.5),
+                    ],
+                    [Fix(latitude: 52.1, longitude: 5.2, altitude: nil, accuracy: 10, time: 1_764_000_000)],
+                ]))
     }
 
     @Test func namespacePrefixesAreRead() throws {
-        let gpx = #"<g:gpx xmlns:g="http://www.topografix.com/GPX/1/0"><g:trk><g:trkseg><g:trkpt lat="1.5" lon="-2.5"><g:time>2025-11-24T16:00:00Z</g:time></g:trkpt></g:trkseg></g:trk></g:gpx>"#
+        let gpx =
+            #"<g:gpx xmlns:g="http://www.topografix.com/GPX/1/0"><g:trk><g:trkseg><g:trkpt lat="1.5" lon="-2.5"><g:time>2025-11-24T16:00:00Z</g:time></g:trkpt></g:trkseg></g:trk></g:gpx>"#
         let result = try GPXReader.read(Data(gpx.utf8), accuracy: 3)
         #expect(result.tracks.tracks == [[Fix(latitude: 1.5, longitude: -2.5, altitude: nil, accuracy: 3, time: 1_764_000_000)]])
     }

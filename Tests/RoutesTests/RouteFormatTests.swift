@@ -12,7 +12,8 @@ struct RouteFormatTests {
     static let plaintext = "[[[52.0907,5.1214,4.5,8,1764000000],[52.0911,5.1222,4.9,6,1764000005]]]"
     /// Derived once: Argon2id costs 64 MiB each time, and the other tests run beside these.
     static let key = try! RouteKey(passphrase: passphrase, nonce: nonce)
-    static let blobBase64 = "ARAREhMUFRYXGBkaGxwdHh8gISIjJCUmJzwX29gEOYOuXkqRHRg4xYjfSrGmyE6Q5QLbxUEf9cDGM2EJMM2W6N9ewkcRYlMLpsPgbQFdgzm4rBnvwoqv8vvAwET1wgdAyzGL1nQo3zv8QazGTtz5uw=="
+    static let blobBase64 =
+        "ARAREhMUFRYXGBkaGxwdHh8gISIjJCUmJzwX29gEOYOuXkqRHRg4xYjfSrGmyE6Q5QLbxUEf9cDGM2EJMM2W6N9ewkcRYlMLpsPgbQFdgzm4rBnvwoqv8vvAwET1wgdAyzGL1nQo3zv8QazGTtz5uw=="
 
     @Test func theNonceIsSixteenBytesInUpperCaseHex() throws {
         #expect(Self.nonce.bytes == Data(0..<16))
@@ -35,8 +36,10 @@ struct RouteFormatTests {
         #expect(qr.time == 1_764_000_000)
         #expect(qr.nonce == Self.nonce)
         #expect(qr.text == "1764000000-000102030405060708090A0B0C0D0E0F")
-        for bad in ["1564650590-2OAnezk", "1764000000", "-000102030405060708090A0B0C0D0E0F", "x-000102030405060708090A0B0C0D0E0F",
-                    "1-2-000102030405060708090A0B0C0D0E0F"] {
+        for bad in [
+            "1564650590-2OAnezk", "1764000000", "-000102030405060708090A0B0C0D0E0F", "x-000102030405060708090A0B0C0D0E0F",
+            "1-2-000102030405060708090A0B0C0D0E0F",
+        ] {
             #expect(throws: (any Error).self, "\(bad)") { try RouteQRText(parsing: bad) }
         }
     }
@@ -52,10 +55,14 @@ struct RouteFormatTests {
     @Test func theVectorOpensToItsTracks() throws {
         let blob = try #require(Data(base64Encoded: Self.blobBase64))
         let tracks = try RouteSealer.open(blob, key: Self.key)
-        #expect(tracks == Tracks([[
-            Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 8, time: 1_764_000_000),
-            Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 6, time: 1_764_000_005),
-        ]]))
+        #expect(
+            tracks
+                == Tracks([
+                    [
+                        Fix(latitude: 52.0907, longitude: 5.1214, altitude: 4.5, accuracy: 8, time: 1_764_000_000),
+                        Fix(latitude: 52.0911, longitude: 5.1222, altitude: 4.9, accuracy: 6, time: 1_764_000_005),
+                    ]
+                ]))
         #expect(String(decoding: try tracks.json(), as: UTF8.self) == Self.plaintext)
         // Leading and trailing white space is not part of the passphrase (docs/geotag.md, "Route format").
         #expect(try RouteSealer.open(blob, passphrase: "  \(Self.passphrase)\n", nonce: Self.nonce) == tracks)

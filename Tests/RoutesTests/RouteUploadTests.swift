@@ -65,7 +65,8 @@ struct RouteUploadTests {
         #expect(Self.reason(.string("AQID"), query: ["lookup_id": ["abc"]]) == "400 invalid_lookup_id")
         #expect(Self.reason(.string("AQID"), query: ["lookup_id": [Self.lookup, Self.lookup]]) == "400 repeated_parameter")
         let other = String(Self.lookup.reversed())
-        #expect(Self.reason(.string(#"{"route": "AQID", "lookup_id": "\#(other)"}"#), query: ["lookup_id": [Self.lookup]]) == "400 conflicting_lookup_id")
+        #expect(
+            Self.reason(.string(#"{"route": "AQID", "lookup_id": "\#(other)"}"#), query: ["lookup_id": [Self.lookup]]) == "400 conflicting_lookup_id")
     }
 
     /// With a small limit: the 1 MiB one is exercised through the gateway (IntegrationTests), and decoding
@@ -112,7 +113,9 @@ struct SignatureVerifierTests {
         #expect(Self.reason("1764000000") == "1764000000")
         #expect(Self.reason("1763999700") == "1763999700")
         #expect(Self.reason("1764000300") == "1764000300")
-        #expect(Self.reason("1763999699") == "401 timestamp_out_of_window: X-API-Timestamp 1763999699 is 301 s behind the server's clock (1764000000); it must be within 300 s")
+        #expect(
+            Self.reason("1763999699")
+                == "401 timestamp_out_of_window: X-API-Timestamp 1763999699 is 301 s behind the server's clock (1764000000); it must be within 300 s")
         #expect(Self.reason("1764000301").hasPrefix("401 timestamp_out_of_window: X-API-Timestamp 1764000301 is 301 s ahead of"))
         for bad in ["", "17640000.5", "-1764000000", "1764000000000000", "+1764000000", "1e9", " 1764000000"] {
             #expect(Self.reason(bad).hasPrefix("401 invalid_timestamp"), "\(bad)")
@@ -133,12 +136,14 @@ struct SignatureVerifierTests {
         #expect(try RoutedRequests.read(RouteByID.self, path: ["route_id": routeID]) == RouteByID(routeID: routeID))
         #expect(RoutedRequests.problem(RouteByID.self, path: ["route_id": routeID + "A"]) == ["404", "No such route"])
         #expect(RoutedRequests.problem(RouteByID.self, path: ["route_id": "q7Vt0bC2kR9xYw1ZpLmN3="]) == ["404", "No such route"])
-        #expect(try RoutedRequests.read(RouteLookup.self, path: ["lookup_id": RouteUploadTests.lookup.uppercased()]).lookupID == RouteUploadTests.lookup)
+        #expect(
+            try RoutedRequests.read(RouteLookup.self, path: ["lookup_id": RouteUploadTests.lookup.uppercased()]).lookupID == RouteUploadTests.lookup)
         #expect(RoutedRequests.problem(RouteLookup.self, path: ["lookup_id": "xyz"])?.first == "400")
         #expect(try RoutedRequests.read(CreateConsumerRequest.self, body: #"{"name":"  Geotag app "}"#).name == "Geotag app")
         #expect(RoutedRequests.problem(CreateConsumerRequest.self, "{}") == ["body.name", "field required", "value_error.missing"])
-        #expect(RoutedRequests.problem(CreateConsumerRequest.self, #"{"name":"a\tb"}"#)
-            == ["body.name", "a name has 1 to 100 characters and no control characters", "value_error"])
+        #expect(
+            RoutedRequests.problem(CreateConsumerRequest.self, #"{"name":"a\tb"}"#)
+                == ["body.name", "a name has 1 to 100 characters and no control characters", "value_error"])
         // A typed upload is sent in the JSON form, which reads back as itself.
         let upload = RouteUpload(blob: RouteUploadTests.blob, lookupID: RouteUploadTests.lookup)
         #expect(try RouteUpload.decoding.decode(RouteUpload.self, from: JSONValueEncoder().encode(upload)) == upload)

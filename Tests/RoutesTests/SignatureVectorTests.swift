@@ -10,15 +10,18 @@ struct SignatureVectorTests {
     @Test func aPostWithABodyAndAQuery() {
         let digest = RequestSignature.bodyDigest(Data("AQIDBAU=".utf8))
         #expect(digest == "489f34080c63cb0ba15a0f2745288642fae72de135e832bcb0eb30fa462ddf5a")
-        let canonical = RequestSignature.canonicalString(method: "POST", pathWithQuery: "/route?lookup_id=0f9e", timestamp: "1764000000", bodySHA256: digest)
+        let canonical = RequestSignature.canonicalString(
+            method: "POST", pathWithQuery: "/route?lookup_id=0f9e", timestamp: "1764000000", bodySHA256: digest)
         #expect(canonical == "POST\n/route?lookup_id=0f9e\n1764000000\n489f34080c63cb0ba15a0f2745288642fae72de135e832bcb0eb30fa462ddf5a")
-        #expect(RequestSignature.signature(secret: Self.secret, canonicalString: canonical)
-            == "0155f66132383ea94d0c7198883106953b2e5459f08b40b94881176fee3d91e9")
+        #expect(
+            RequestSignature.signature(secret: Self.secret, canonicalString: canonical)
+                == "0155f66132383ea94d0c7198883106953b2e5459f08b40b94881176fee3d91e9")
     }
 
     @Test func aGetWithoutABodySignsTheDigestOfNothing() {
         let headers = RequestSignature.headers(
-            key: "the-key", secret: Self.secret, method: "GET", pathWithQuery: "/route/q7Vt0bC2kR9xYw1ZpLmN3A", body: Data(), timestamp: 1_764_000_042)
+            key: "the-key", secret: Self.secret, method: "GET", pathWithQuery: "/route/q7Vt0bC2kR9xYw1ZpLmN3A", body: Data(), timestamp: 1_764_000_042
+        )
         #expect(headers.map(\.0) == ["X-API-Key", "X-API-Timestamp", "X-API-Sig"])
         #expect(headers.map(\.1) == ["the-key", "1764000042", "540ebaf2a5fe78424a40f0355a3cceb54c7d99c76c2b057e8e21b73ae5a84f8c"])
     }
@@ -29,12 +32,15 @@ struct SignatureVectorTests {
         #expect(RequestSignature.isValid(signatureHex: good, secret: Self.secret, canonicalString: canonical))
         #expect(RequestSignature.isValid(signatureHex: good.uppercased(), secret: Self.secret, canonicalString: canonical))
         #expect(!RequestSignature.isValid(signatureHex: good, secret: Self.secret + "x", canonicalString: canonical))
-        #expect(!RequestSignature.isValid(signatureHex: good, secret: Self.secret, canonicalString: canonical.replacingOccurrences(of: "GET", with: "DELETE")))
+        #expect(
+            !RequestSignature.isValid(
+                signatureHex: good, secret: Self.secret, canonicalString: canonical.replacingOccurrences(of: "GET", with: "DELETE")))
         #expect(!RequestSignature.isValid(signatureHex: String(good.dropLast()), secret: Self.secret, canonicalString: canonical))
         #expect(!RequestSignature.isValid(signatureHex: String(good.dropLast()) + "g", secret: Self.secret, canonicalString: canonical))
     }
 
     @Test func theMethodIsUpperCasedAndTheDigestLowerCased() {
-        #expect(RequestSignature.canonicalString(method: "post", pathWithQuery: "/route", timestamp: "1", bodySHA256: "ABCD") == "POST\n/route\n1\nabcd")
+        #expect(
+            RequestSignature.canonicalString(method: "post", pathWithQuery: "/route", timestamp: "1", bodySHA256: "ABCD") == "POST\n/route\n1\nabcd")
     }
 }

@@ -6,9 +6,9 @@ struct ActivationLinkTests {
     @Test func theTwomesLinkCarriesTheURLEncodedToken() throws {
         let links = try ActivationLinks()
         // Step A3 (docs/twomes.md, "firebase_url"): the token goes URL-encoded into the `link` parameter.
-        #expect(try links.url(token: "a/b+c=d") ==
-            "https://energietransitiewindesheim.page.link/?link=https%3A%2F%2Faccount%2Fa%2Fb%2Bc%3Dd"
-            + "&apn=nl.windesheim.energietransitie.warmtewachter&ibi=nl.windesheim.energietransitie.warmtewachter&isi=1563201993&efr=1")
+        #expect(
+            try links.url(token: "a/b+c=d") == "https://energietransitiewindesheim.page.link/?link=https%3A%2F%2Faccount%2Fa%2Fb%2Bc%3Dd"
+                + "&apn=nl.windesheim.energietransitie.warmtewachter&ibi=nl.windesheim.energietransitie.warmtewachter&isi=1563201993&efr=1")
     }
 
     @Test func accountsGetThePlatformsOwnShortLinkByDefaultAndFirebaseByName() throws {

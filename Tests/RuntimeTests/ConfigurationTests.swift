@@ -44,13 +44,16 @@ struct ConfigurationTests {
         try "from-file\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = ["CUSTODIAN_DATABASE_URL_FILE": path]
-        #expect(try Configuration(environment: file.merging(["CUSTODIAN_DATABASE_URL": "from-env"]) { $1 }, arguments: [])[RuntimeKey.databaseURL] == "from-env")
+        #expect(
+            try Configuration(environment: file.merging(["CUSTODIAN_DATABASE_URL": "from-env"]) { $1 }, arguments: [])[RuntimeKey.databaseURL]
+                == "from-env")
         #expect(try Configuration(environment: file, arguments: ["--database-url=from-flag"])[RuntimeKey.databaseURL] == "from-flag")
     }
 
     /// `CUSTODIAN_<SERVICE>_ENDPOINTS` is a comma-separated list, as a variable and as a flag alike.
     @Test func aFlagsValueIsOneTextCommasAndAll() throws {
-        let configuration = try Configuration(environment: [:], arguments: ["--devices-endpoints", "unix:/a.sock,unix:/b.sock", "--log-level", "debug"])
+        let configuration = try Configuration(
+            environment: [:], arguments: ["--devices-endpoints", "unix:/a.sock,unix:/b.sock", "--log-level", "debug"])
         #expect(configuration[RuntimeKey.endpoints(of: "devices")] == "unix:/a.sock,unix:/b.sock")
         #expect(configuration[RuntimeKey.logLevel] == "debug")
     }
@@ -65,9 +68,13 @@ struct ConfigurationTests {
 
     /// A family of keys (`links`' `CUSTODIAN_LINK_TEMPLATE_<NAME>`) is found by listing the settings, from either source.
     @Test func aFamilyOfKeysIsListed() throws {
-        let configuration = try Configuration(environment: ["CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "PATH": "/bin"],
-                                              arguments: ["--link-template-other", "https://b.example/{token}"])
-        #expect(configuration.all == ["CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "CUSTODIAN_LINK_TEMPLATE_OTHER": "https://b.example/{token}"])
+        let configuration = try Configuration(
+            environment: ["CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "PATH": "/bin"],
+            arguments: ["--link-template-other", "https://b.example/{token}"])
+        #expect(
+            configuration.all == [
+                "CUSTODIAN_LINK_TEMPLATE_SURVEY": "https://a.example/{token}", "CUSTODIAN_LINK_TEMPLATE_OTHER": "https://b.example/{token}",
+            ])
     }
 
     /// A process that cannot start prints `<name>: <message>` (ProcessStart): each message names the setting and
@@ -77,14 +84,18 @@ struct ConfigurationTests {
             do { try body() } catch { return "\(error)" }
             return nil
         }
-        #expect(message { _ = try Configuration(environment: [:], arguments: ["stray"]) } == "unexpected argument 'stray' (settings are --name value)")
+        #expect(
+            message { _ = try Configuration(environment: [:], arguments: ["stray"]) } == "unexpected argument 'stray' (settings are --name value)")
         #expect(message { _ = try Configuration(environment: [:], arguments: ["--log-level"]) } == "--log-level needs a value")
-        #expect(message { _ = try Configuration(environment: ["CUSTODIAN_DATABASE_URL_FILE": "/nonexistent/secret"], arguments: []) }
-            == "CUSTODIAN_DATABASE_URL_FILE names /nonexistent/secret, which cannot be read")
+        #expect(
+            message { _ = try Configuration(environment: ["CUSTODIAN_DATABASE_URL_FILE": "/nonexistent/secret"], arguments: []) }
+                == "CUSTODIAN_DATABASE_URL_FILE names /nonexistent/secret, which cannot be read")
         let configuration = try Configuration(environment: ["CUSTODIAN_HTTP_PORT": "eighty", "CUSTODIAN_SERVICE_TIMEOUT": "soon"], arguments: [])
-        #expect(message { _ = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443) } == "CUSTODIAN_HTTP_PORT must be a whole number, not 'eighty'")
-        #expect(message { _ = try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(10)) }
-            == "CUSTODIAN_SERVICE_TIMEOUT must be a duration such as 30s, 10m or 7d, not 'soon'")
+        #expect(
+            message { _ = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443) } == "CUSTODIAN_HTTP_PORT must be a whole number, not 'eighty'")
+        #expect(
+            message { _ = try configuration.duration("CUSTODIAN_SERVICE_TIMEOUT", default: .seconds(10)) }
+                == "CUSTODIAN_SERVICE_TIMEOUT must be a duration such as 30s, 10m or 7d, not 'soon'")
         #expect(message { _ = try configuration.require(RuntimeKey.databaseURL) } == "CUSTODIAN_DATABASE_URL is not set")
     }
 
@@ -99,7 +110,10 @@ struct ConfigurationTests {
         }
     }
 
-    @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("10m", .seconds(600)), ("2h", .seconds(7200)), ("14d", .seconds(14 * 86400)), ("1.5s", .milliseconds(1500))])
+    @Test(arguments: [
+        ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("10m", .seconds(600)), ("2h", .seconds(7200)), ("14d", .seconds(14 * 86400)),
+        ("1.5s", .milliseconds(1500)),
+    ])
     func durations(text: String, expected: Duration) {
         #expect(Configuration.parseDuration(text) == expected)
     }
@@ -159,8 +173,12 @@ struct EndpointTests {
 @Suite("Where a service's replicas are found")
 struct ServiceDiscoverySettingTests {
     @Test func endpointsOrOneNameWhoseAddressesAreTheReplicas() throws {
-        #expect(try RPCClient.discovery("unix:/run/a.sock, tcp://10.0.0.2:7000") == .endpoints([.unix(path: "/run/a.sock"), .tcp(host: "10.0.0.2", port: 7000)]))
-        #expect(try RPCClient.discovery("dns://devices-rpc.custodian.svc.cluster.local:7000") == .dns(host: "devices-rpc.custodian.svc.cluster.local", port: 7000))
+        #expect(
+            try RPCClient.discovery("unix:/run/a.sock, tcp://10.0.0.2:7000")
+                == .endpoints([.unix(path: "/run/a.sock"), .tcp(host: "10.0.0.2", port: 7000)]))
+        #expect(
+            try RPCClient.discovery("dns://devices-rpc.custodian.svc.cluster.local:7000")
+                == .dns(host: "devices-rpc.custodian.svc.cluster.local", port: 7000))
         for bad in ["dns://devices:0", "dns://devices", "dns://:7000", "dns://a:7000,dns://b:7000", "tcp://x"] {
             #expect(throws: EndpointError.self, "\(bad)") { try RPCClient.discovery(bad) }
         }
@@ -170,7 +188,9 @@ struct ServiceDiscoverySettingTests {
         let logger = Logger(label: "configuration-tests")
         for interval in ["0s", "50ms"] {
             let configuration = try Configuration(environment: [RuntimeKey.resolveInterval: interval], arguments: [])
-            #expect(throws: ConfigurationError.self, "\(interval)") { try RPCClient.platform(for: ["devices"], configuration: configuration, logger: logger) }
+            #expect(throws: ConfigurationError.self, "\(interval)") {
+                try RPCClient.platform(for: ["devices"], configuration: configuration, logger: logger)
+            }
         }
         let fine = try Configuration(environment: [RuntimeKey.resolveInterval: "100ms"], arguments: [])
         try RPCClient.platform(for: ["devices"], configuration: fine, logger: logger).shutdown()

@@ -98,7 +98,9 @@ struct DatabaseCommitTests {
                 do {
                     try await database.withTransaction(logger: Self.logger) { connection in
                         var backend = 0
-                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) { backend = pid }
+                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) {
+                            backend = pid
+                        }
                         try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
                         while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
                         throw Ended()

@@ -98,16 +98,21 @@ public final class ServiceHarness: Sendable {
     }
 
     /// Calls `method` as `principal` (or anonymously), as the gateway would for an authenticated request.
-    public func call<Input, Output>(_ method: RPCMethod<Input, Output>, _ input: Input, as principal: Principal? = nil,
-                                    credential: Credential? = nil) async throws -> Output {
-        let context = CallContext(requestID: "test-\(RequestID.random())", deadline: Date().addingTimeInterval(30),
-                                  principal: principal, credential: credential, logger: logger)
+    public func call<Input, Output>(
+        _ method: RPCMethod<Input, Output>, _ input: Input, as principal: Principal? = nil,
+        credential: Credential? = nil
+    ) async throws -> Output {
+        let context = CallContext(
+            requestID: "test-\(RequestID.random())", deadline: Date().addingTimeInterval(30),
+            principal: principal, credential: credential, logger: logger)
         return try await client.call(method, input: input, context: context)
     }
 
     /// Calls a routed method with a typed input, as the gateway would call it with the request that reads as it.
-    public func call<Input, Result>(_ method: RoutedMethod<Input, Result>, _ input: Input, as principal: Principal? = nil,
-                                    credential: Credential? = nil) async throws -> Result {
+    public func call<Input, Result>(
+        _ method: RoutedMethod<Input, Result>, _ input: Input, as principal: Principal? = nil,
+        credential: Credential? = nil
+    ) async throws -> Result {
         try await call(method.typed, input, as: principal, credential: credential)
     }
 

@@ -30,8 +30,9 @@ public actor TestPostgres {
         try await PostgresClient.withClient(url: clusterAdmin, poolSize: 1, logger: logger) { client in
             _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
-        let admin = DatabaseURL(host: clusterAdmin.host, port: clusterAdmin.port, username: clusterAdmin.username,
-                                password: clusterAdmin.password, database: name)
+        let admin = DatabaseURL(
+            host: clusterAdmin.host, port: clusterAdmin.port, username: clusterAdmin.username,
+            password: clusterAdmin.password, database: name)
         let roles = services.map { service in
             let password = rolePasswords[service] ?? UUID().uuidString
             rolePasswords[service] = password

@@ -24,9 +24,11 @@ struct LemonDateTests {
     }
 
     @Test func whatIsNoDateIsRefused() {
-        for text in ["", "yesterday", "2020-3-29", "2020-02-30", "2021-02-29", "2020-13-01", "2020-03-29 25:00:00", "2020-03-29T13:00:60Z",
-                     "2020-03-29 13:00:09.", "2020-03-29 13:00:09.1234567890", "2020-03-29T13:00:09+15:00", "2020-03-29T13:00:09Zjunk",
-                     "29/03/2020", "2020-03-29 13:00:09.1359267 and a lot more text after it"] {
+        for text in [
+            "", "yesterday", "2020-3-29", "2020-02-30", "2021-02-29", "2020-13-01", "2020-03-29 25:00:00", "2020-03-29T13:00:60Z",
+            "2020-03-29 13:00:09.", "2020-03-29 13:00:09.1234567890", "2020-03-29T13:00:09+15:00", "2020-03-29T13:00:09Zjunk",
+            "29/03/2020", "2020-03-29 13:00:09.1359267 and a lot more text after it",
+        ] {
             #expect(LemonDate.parse(text) == nil, "\(text)")
         }
     }
@@ -47,10 +49,11 @@ struct CovidCSVTests {
     @Test func rowsParseWithOptionalRecoveredCountsQuotesAndCRLF() throws {
         let text = "\u{FEFF}Country,Date,Confirmed,Deaths,Recovered\r\nza,2020-05-17,16433,286,7298\r\n\"GB\", 2020-05-17 ,243695,34636,\r\n\r\n"
         let rows = try CovidCSV.parse(text, countries: ["ZA", "GB"], now: Self.now).get()
-        #expect(rows == [
-            CovidCSV.Row(line: 2, country: "ZA", day: "2020-05-17", confirmed: 16433, deaths: 286, recovered: 7298),
-            CovidCSV.Row(line: 3, country: "GB", day: "2020-05-17", confirmed: 243695, deaths: 34636, recovered: nil),
-        ])
+        #expect(
+            rows == [
+                CovidCSV.Row(line: 2, country: "ZA", day: "2020-05-17", confirmed: 16433, deaths: 286, recovered: 7298),
+                CovidCSV.Row(line: 3, country: "GB", day: "2020-05-17", confirmed: 243695, deaths: 34636, recovered: nil),
+            ])
     }
 
     @Test func everyBadLineIsReportedWithItsNumber() throws {
@@ -102,7 +105,10 @@ struct CovidCSVTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = try String(contentsOf: root.appendingPathComponent("Deploy/demo/covid-sample.csv"), encoding: .utf8)
         let swift = try String(contentsOf: root.appendingPathComponent("Services/custodian/CustodianCommands/Up/CovidSample.swift"), encoding: .utf8)
-        #expect(swift.contains("\"\"\"\n" + file + "\"\"\""))
+        // The literal's lines, indented as the formatter indents them (Swift drops the indentation of the closing quotes).
+        let literal = swift.components(separatedBy: "\"\"\"")[1].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.drop { $0 == " " } }.joined(separator: "\n")
+        #expect(literal == "\n" + file)
         let rows = try CovidCSV.parse(file, countries: nil, now: Self.now).get()
         #expect(Set(rows.map(\.country)).count >= 4)
     }

@@ -25,7 +25,8 @@ struct BatchWriteServiceTests {
     }
 
     static func write(_ records: JSONValue, on harness: ServiceHarness) async throws -> (status: Int, body: JSONValue) {
-        let reply = try await harness.call(VaultMethods.itemsWrite.forwarded, HTTPInput(body: records, path: ["identifier": "oyd.location"]), as: user)
+        let reply = try await harness.call(
+            VaultMethods.itemsWrite.forwarded, HTTPInput(body: records, path: ["identifier": "oyd.location"]), as: user)
         let bytes = try #require(Data(base64Encoded: reply.body))
         return (reply.status, try JSONValue.parse(Array(bytes), maximumDepth: 32))
     }
@@ -98,11 +99,14 @@ struct BatchWriteServiceTests {
         try await Self.run { harness in
             let device = Principal(kind: .device, id: "1")
             let refused = await rpcError {
-                try await harness.call(VaultMethods.itemsWrite.forwarded, HTTPInput(body: [Self.encrypted(Self.nonceA)], path: ["identifier": "oyd.location"]), as: device)
+                try await harness.call(
+                    VaultMethods.itemsWrite.forwarded, HTTPInput(body: [Self.encrypted(Self.nonceA)], path: ["identifier": "oyd.location"]),
+                    as: device)
             }
             #expect(refused?.code == .forbidden)
             let anonymous = await rpcError {
-                try await harness.call(VaultMethods.itemsWrite.forwarded, HTTPInput(body: [Self.encrypted(Self.nonceA)], path: ["identifier": "oyd.location"]))
+                try await harness.call(
+                    VaultMethods.itemsWrite.forwarded, HTTPInput(body: [Self.encrypted(Self.nonceA)], path: ["identifier": "oyd.location"]))
             }
             #expect(anonymous?.code == .unauthenticated)
             let repos = try await harness.scalar("SELECT count(*) FROM vault.repos", as: Int.self)

@@ -10,7 +10,8 @@ struct OYDRecordTests {
     static let publicKey = "3c140482018abdc7e2a8d70f1f797e83b46c77218a9bc56ce1ae35acd2b53920"
     static let nonce = "59b142f13c9520cd203effa2a96dbe589defb3c1e021876e"
     static let message = #"{"latitude":40.75846,"longitude":73.92248,"elevation":160.34,"timestamp":"2017-12-28T16:49:22Z","datum":"EPSG:4326"}"#
-    static let value = "2322818113e73144fab77ce62916ec8860568ea5e9fbe3867c862056bd4c1d8e10349cbb82c52e82e0b55764805a3e923bd784820c5922ba0f079f10eeae4ef0b5155561d57986185708919d5318257d811beb9510697e307bd5d9fe27326f4e82af87f860eaa77a7eaf12079048735afad76e1396101a4576c9aa8d2778f5a8b842117d"
+    static let value =
+        "2322818113e73144fab77ce62916ec8860568ea5e9fbe3867c862056bd4c1d8e10349cbb82c52e82e0b55764805a3e923bd784820c5922ba0f079f10eeae4ef0b5155561d57986185708919d5318257d811beb9510697e307bd5d9fe27326f4e82af87f860eaa77a7eaf12079048735afad76e1396101a4576c9aa8d2778f5a8b842117d"
 
     @Test func theDocumentsRecordIsReproducedExactly() throws {
         let record = try OYDRecord.seal(Self.message, publicKeyHex: Self.publicKey, nonce: [UInt8](hex: Self.nonce)!)

@@ -23,20 +23,23 @@ struct VaultRequestTests {
 
     @Test func aWriteIsARecordOrABatchOfAtMostAThousand() throws {
         #expect(RoutedRequests.problem(ItemsWrite.self, "", path: Self.repo) == ["400", "The body must be a JSON record or an array of records"])
-        #expect(RoutedRequests.problem(ItemsWrite.self, #""text""#, path: Self.repo) == ["400", "The body must be a JSON record or an array of records"])
+        #expect(
+            RoutedRequests.problem(ItemsWrite.self, #""text""#, path: Self.repo) == ["400", "The body must be a JSON record or an array of records"])
         #expect(RoutedRequests.problem(ItemsWrite.self, "[]", path: Self.repo) == ["400", "The batch is empty"])
         let batch = "[" + Array(repeating: "{}", count: 1001).joined(separator: ",") + "]"
         #expect(RoutedRequests.problem(ItemsWrite.self, batch, path: Self.repo) == ["413", "A batch may hold at most 1000 records"])
 
-        let single = try RoutedRequests.read(ItemsWrite.self, body: #"{"version":"0.4","value":"C0FFEE","nonce":"\#(String(repeating: "AB", count: 24))"}"#, path: Self.repo)
+        let single = try RoutedRequests.read(
+            ItemsWrite.self, body: #"{"version":"0.4","value":"C0FFEE","nonce":"\#(String(repeating: "AB", count: 24))"}"#, path: Self.repo)
         #expect(!single.isBatch && single.identifier == "oyd.location")
         #expect(try single.records[0].checked.get().nonce == String(repeating: "ab", count: 24))
         // A refused record is answered beside the others, not as the request's error.
         let mixed = try RoutedRequests.read(ItemsWrite.self, body: #"[1,{"version":"0.4","value":"xyz","nonce":"00"}]"#, path: Self.repo)
         #expect(mixed.records.map { (try? $0.checked.get()) == nil } == [true, true])
-        #expect(mixed.records.map { record -> String? in if case .failure(let refusal) = record.checked { refusal.message } else { nil } } == [
-            "A record must be a JSON object", "An encrypted record (version 0.4) needs a hexadecimal value",
-        ])
+        #expect(
+            mixed.records.map { record -> String? in if case .failure(let refusal) = record.checked { refusal.message } else { nil } } == [
+                "A record must be a JSON object", "An encrypted record (version 0.4) needs a hexadecimal value",
+            ])
     }
 
     @Test func pagingIsCheckedOnlyWhenTheVaultAsks() throws {
@@ -46,7 +49,10 @@ struct VaultRequestTests {
         let paged = try RoutedRequests.read(ItemsRead.self, path: Self.repo, query: ["page": ["3", "x"], "last_days": ["7"]])
         #expect(try paged.paging.get() == ItemsPaging(page: 3, size: 100, last: nil, lastDays: 7))
         // The password is read first, in FastAPI's words; the paging waits.
-        #expect(RoutedRequests.problem(ItemsDecryption.self, "{}", path: Self.repo, query: ["size": ["0"]]) == ["body.password", "field required", "value_error.missing"])
+        #expect(
+            RoutedRequests.problem(ItemsDecryption.self, "{}", path: Self.repo, query: ["size": ["0"]]) == [
+                "body.password", "field required", "value_error.missing",
+            ])
         #expect(RoutedRequests.problem(ItemsDecryption.self, #"{"password":"x"}"#, path: Self.repo, query: ["size": ["0"]]) == nil)
     }
 
@@ -65,7 +71,10 @@ struct VaultRequestTests {
         let qr = try RoutedRequests.read(ModuleQRRequest.self, path: ["module_id": "3"], query: ["format": ["gif"]])
         #expect(qr.moduleID == 3 && Self.refusal(qr.format) == ["400", "format must be png or svg"])
         // A grant's body comes first.
-        #expect(RoutedRequests.problem(GrantRequest.self, #"{"repo":"a","read":true}"#, path: ["module_id": "x"]) == ["body.write", "field required", "value_error.missing"])
+        #expect(
+            RoutedRequests.problem(GrantRequest.self, #"{"repo":"a","read":true}"#, path: ["module_id": "x"]) == [
+                "body.write", "field required", "value_error.missing",
+            ])
     }
 
     /// What a typed input writes is a request that reads back as it.

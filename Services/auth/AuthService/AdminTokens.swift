@@ -19,8 +19,11 @@ public struct AdminTokens: Sendable {
     }
 
     /// Creates an identity and returns it with its token, which cannot be read back later.
-    public func create(label: String, scope: AdminScope, expiresIn: Int? = nil, createdBy: String?, logger: Logger) async throws
-        -> CreatedAdminToken {
+    public func create(
+        label: String, scope: AdminScope, expiresIn: Int? = nil, createdBy: String?, logger: Logger
+    ) async throws
+        -> CreatedAdminToken
+    {
         let token = SecretToken.generate()
         let hash = SecretToken.hash(token)
         let rows = try await database.query(
@@ -88,9 +91,10 @@ public struct AdminTokens: Sendable {
     private static func identity(_ row: PostgresRow) throws -> AdminIdentity {
         let (id, label, scope, createdBy, createdAt, expiresAt, lastUsedAt, revokedAt) =
             try row.decode((UUID, String, String, String?, Date, Date?, Date?, Date?).self)
-        return AdminIdentity(id: id.uuidString.lowercased(), label: label, scope: AdminScope(rawValue: scope) ?? .researcher,
-                             created_by: createdBy, created_at: Self.time(createdAt), expires_at: expiresAt.map(Self.time),
-                             last_used_at: lastUsedAt.map(Self.time), revoked_at: revokedAt.map(Self.time))
+        return AdminIdentity(
+            id: id.uuidString.lowercased(), label: label, scope: AdminScope(rawValue: scope) ?? .researcher,
+            created_by: createdBy, created_at: Self.time(createdAt), expires_at: expiresAt.map(Self.time),
+            last_used_at: lastUsedAt.map(Self.time), revoked_at: revokedAt.map(Self.time))
     }
 
     /// ISO 8601 in UTC, to the second: `2026-11-27T07:59:19Z`.

@@ -11,8 +11,10 @@ import Foundation
 struct AuditLog: Sendable {
     let ledger: AuditLedger
 
-    static let columns = ["seq", "at", "phase", "identity", "identity_label", "scope", "action", "targets", "query", "request_id",
-                          "status", "rows", "bytes", "previous_hash", "hash"]
+    static let columns = [
+        "seq", "at", "phase", "identity", "identity_label", "scope", "action", "targets", "query", "request_id",
+        "status", "rows", "bytes", "previous_hash", "hash",
+    ]
 
     func append(_ record: AuditRecord, context: CallContext) async throws -> AuditHead {
         do {
@@ -34,8 +36,9 @@ struct AuditLog: Sendable {
             let page = entries.prefix(query.limit)
             let next: JSONValue = entries.count > query.limit ? .int(page.last?.seq ?? 0) : .null
             let body: JSONValue = ["entries": .array(page.map { .object(Self.object($0)) }), "next_after": next]
-            return StreamPage(headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                              chunk: String(decoding: body.jsonBytes, as: UTF8.self) + "\n", next: nil)
+            return StreamPage(
+                headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                chunk: String(decoding: body.jsonBytes, as: UTF8.self) + "\n", next: nil)
         }
         guard let after = query.cursor.map({ Int64($0) }) ?? query.after else {
             throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
@@ -46,14 +49,15 @@ struct AuditLog: Sendable {
         for entry in entries {
             let object = Self.object(entry)
             if format == .csv {
-                chunk += ResearcherExport.csvLine(Self.columns.map { name in
-                    switch object[name] {
-                    case .string(let text)?: text
-                    case .int(let number)?: String(number)
-                    case .array(let items)?: items.compactMap(\.stringValue).joined(separator: " ")
-                    default: nil
-                    }
-                })
+                chunk += ResearcherExport.csvLine(
+                    Self.columns.map { name in
+                        switch object[name] {
+                        case .string(let text)?: text
+                        case .int(let number)?: String(number)
+                        case .array(let items)?: items.compactMap(\.stringValue).joined(separator: " ")
+                        default: nil
+                        }
+                    })
             } else {
                 chunk += try ResearcherExport.ndjsonLine(object)
             }

@@ -28,13 +28,16 @@ public enum AuthService {
 
         let serverKeys = try ServerKeyFile(json: environment.configuration.require(RuntimeKey.lemonKeys)).serverKeys()
         let sessions = LemonSessions(database: environment.database, sealer: sealer)
-        let handshake = Handshake(database: environment.database, services: environment.services, serverKeys: serverKeys, sessions: sessions, tokens: tokens)
+        let handshake = Handshake(
+            database: environment.database, services: environment.services, serverKeys: serverKeys, sessions: sessions, tokens: tokens)
         let lemonDevices = LemonDevices(database: environment.database, services: environment.services, sessions: sessions)
 
         var methods = RPCMethods()
         methods.register(routed: AuthMethods.oauthToken) { try await oauth.token($0, context: $1) }
         methods.register(routed: AuthMethods.vaultUsersCreate, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
-        methods.register(routed: AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password"))) { try await vaultUsers.changePassword($0, context: $1) }
+        methods.register(
+            routed: AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password"))
+        ) { try await vaultUsers.changePassword($0, context: $1) }
         methods.register(routed: AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)
@@ -51,8 +54,9 @@ public enum AuthService {
         // Owners manage identities (the gateway holds these routes to the owner scope); who made one is recorded.
         methods.register(AuthMethods.tokensList, requires: [.admin]) { _, context in try await adminTokens.list(logger: context.logger) }
         methods.register(AuthMethods.tokensCreate, requires: [.admin]) { input, context in
-            try await adminTokens.create(label: input.label, scope: input.scope, expiresIn: input.expiresIn,
-                                         createdBy: context.principal?.name ?? context.principal?.id, logger: context.logger)
+            try await adminTokens.create(
+                label: input.label, scope: input.scope, expiresIn: input.expiresIn,
+                createdBy: context.principal?.name ?? context.principal?.id, logger: context.logger)
         }
         methods.register(AuthMethods.tokensRevoke, requires: [.admin]) { input, context in
             try await adminTokens.revoke(input.id, logger: context.logger)
@@ -74,5 +78,3 @@ public enum AuthService {
         return methods
     }
 }
-
-

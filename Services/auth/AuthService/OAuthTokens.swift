@@ -64,7 +64,9 @@ struct OAuthTokens: Sendable {
         var clientID = fields["client_id"]
         var clientSecret = fields["client_secret"]
         if let authorization, authorization.lowercased().hasPrefix("basic "),
-            let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)).flatMap({ String(data: $0, encoding: .utf8) }),
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)).flatMap({
+                String(data: $0, encoding: .utf8)
+            }),
             let colon = decoded.firstIndex(of: ":")
         {
             clientID = String(decoded[..<colon]).removingPercentEncoding
@@ -75,8 +77,9 @@ struct OAuthTokens: Sendable {
         }
         let module: ModuleCredentials
         do {
-            module = try await services.call(VaultMethods.modulesCredentials, input: ModuleCredentialsInput(uid: clientID, secret: clientSecret),
-                                             context: context)
+            module = try await services.call(
+                VaultMethods.modulesCredentials, input: ModuleCredentialsInput(uid: clientID, secret: clientSecret),
+                context: context)
         } catch let error as RPCError where error.code == .unauthenticated {
             throw Self.error(.unauthenticated, "invalid_client", "Invalid client credentials")
         }

@@ -9,13 +9,16 @@ struct TokenIssuer: Sendable {
     let issuer: String
     let audience: String
 
-    func issue(subject: String, kind: String, session: String?, scopes: [String], lifetime: TimeInterval,
-               issuedAt: Date = Date(), logger: Logger) async throws -> (token: String, claims: AccessClaims) {
+    func issue(
+        subject: String, kind: String, session: String?, scopes: [String], lifetime: TimeInterval,
+        issuedAt: Date = Date(), logger: Logger
+    ) async throws -> (token: String, claims: AccessClaims) {
         let key = try await signingKeys.signingKey(logger: logger)
         // Whole seconds, so that `created_at` + `expires_in` is exactly the token's expiry.
         let now = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
-        let claims = AccessClaims(subject: subject, kind: kind, session: session, scopes: scopes, issuer: issuer,
-                                  audience: audience, issuedAt: now, lifetime: lifetime)
+        let claims = AccessClaims(
+            subject: subject, kind: kind, session: session, scopes: scopes, issuer: issuer,
+            audience: audience, issuedAt: now, lifetime: lifetime)
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key.privateKey, kid: JWKIdentifier(string: key.kid))
         return (try await keys.sign(claims, kid: JWKIdentifier(string: key.kid)), claims)

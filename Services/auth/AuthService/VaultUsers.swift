@@ -111,16 +111,18 @@ struct VaultUsers: Sendable {
         try await throttle.clear(stored.email, logger: context.logger)
         let newPassword = request.new_password
         let newHash = try await BlockingWork.run { try Sodium.passwordHash(newPassword) }
-        _ = try await services.call(VaultMethods.usersReseal,
-                                    input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
-                                    context: context)
+        _ = try await services.call(
+            VaultMethods.usersReseal,
+            input: VaultUserResealInput(userID: id, oldPassword: request.current_password, newPassword: request.new_password),
+            context: context)
         do {
             try await database.query("UPDATE auth.vault_users SET password_hash = \(newHash) WHERE id = \(id)", logger: context.logger)
         } catch {
             // Login and vault must keep opening with the same password: put the vault's key back.
-            _ = try? await services.call(VaultMethods.usersReseal,
-                                         input: VaultUserResealInput(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
-                                         context: context)
+            _ = try? await services.call(
+                VaultMethods.usersReseal,
+                input: VaultUserResealInput(userID: id, oldPassword: request.new_password, newPassword: request.current_password),
+                context: context)
             throw error
         }
         return ["status": "ok"]

@@ -8,7 +8,10 @@ public struct Custodian: AsyncParsableCommand {
         commandName: "custodian",
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
-        subcommands: [Up.self, Restart.self, Setup.self, Admin.self, AuditCommand.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self, GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self])
+        subcommands: [
+            Up.self, Restart.self, Setup.self, Admin.self, AuditCommand.self, Vault.self, RouteCommand.self, Lemon.self, Stats.self,
+            GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self,
+        ])
 
     /// Parses the process's arguments, runs the command they name and exits with its status: ArgumentParser's `main()`,
     /// except that a usage error a subcommand finds while it runs (options that do not go together, a missing key) shows

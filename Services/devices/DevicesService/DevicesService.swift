@@ -29,7 +29,9 @@ public enum DevicesService {
         methods.register(DevicesMethods.deviceCreate, requires: [.admin]) { try await devices.create($0, context: $1) }
         methods.register(DevicesMethods.deviceType) { try await devices.deviceType($0, context: $1) }
         // The app's session first, whatever the body says (the backend's order: 401 before 422).
-        methods.register(DevicesMethods.deviceAttach, beforeRefusingInput: { _ = try await sessions.account($0) }) { try await devices.attach($0, context: $1) }
+        methods.register(DevicesMethods.deviceAttach, beforeRefusingInput: { _ = try await sessions.account($0) }) {
+            try await devices.attach($0, context: $1)
+        }
         methods.register(DevicesMethods.deviceActivate) { try await devices.activate($0, context: $1) }
         methods.register(DevicesMethods.deviceGet) { try await devices.get($0, context: $1) }
         // A stranger learns nothing about an upload's checks: the device's session is checked before a bad body is
@@ -46,7 +48,9 @@ public enum DevicesService {
         methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
         methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
         methods.register(DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
-        methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) { try await openSenseAdmin.replaceConfig($0.configuration, context: $1) }
+        methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) {
+            try await openSenseAdmin.replaceConfig($0.configuration, context: $1)
+        }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }

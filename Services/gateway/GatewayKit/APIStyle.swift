@@ -62,9 +62,10 @@ public enum APIStyle: String, Sendable, CaseIterable {
 
     /// What a request whose access token does not verify gets (bad signature, unknown key, expired, wrong audience).
     func invalidToken() -> GatewayError {
-        GatewayError(status: .unauthorized, reason: "invalid_token",
-                     message: self == .lemon ? "Missing or Invalid JWT: the access token is invalid or expired" : "The access token is invalid or expired",
-                     style: self)
+        GatewayError(
+            status: .unauthorized, reason: "invalid_token",
+            message: self == .lemon ? "Missing or Invalid JWT: the access token is invalid or expired" : "The access token is invalid or expired",
+            style: self)
     }
 
     /// What a request with an Authorization header of another scheme than Bearer gets.
@@ -73,7 +74,9 @@ public enum APIStyle: String, Sendable, CaseIterable {
         case .twomes:
             GatewayError(status: .forbidden, reason: "invalid_credentials", message: "Invalid authentication credentials", style: self)
         case .lemon:
-            GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Missing or Invalid JWT: Authorization must be a Bearer token", style: self)
+            GatewayError(
+                status: .unauthorized, reason: "unauthenticated", message: "Missing or Invalid JWT: Authorization must be a Bearer token", style: self
+            )
         default:
             GatewayError(status: .unauthorized, reason: "unauthenticated", message: "Authorization must be a Bearer token", style: self)
         }
@@ -81,23 +84,26 @@ public enum APIStyle: String, Sendable, CaseIterable {
 
     /// What an admin whose identity's scope does not include the route's gets (before any service is called).
     func insufficientScope(needed: AdminScope, has scope: AdminScope?) -> GatewayError {
-        GatewayError(status: .forbidden, reason: "insufficient_scope",
-                     message: "This needs the \(needed.rawValue) scope; this identity has the \(scope?.rawValue ?? "no") scope", style: self)
+        GatewayError(
+            status: .forbidden, reason: "insufficient_scope",
+            message: "This needs the \(needed.rawValue) scope; this identity has the \(scope?.rawValue ?? "no") scope", style: self)
     }
 
     /// A request holding U+0000 anywhere (body, form, path, query): no API of ours means anything by it and
     /// PostgreSQL stores no such text (`HTTPInput.containsNUL`).
     func nulCharacter() -> GatewayError {
-        GatewayError(status: .badRequest, reason: "nul_character",
-                     message: "The request contains a NUL character (U+0000), which no field may hold", style: self)
+        GatewayError(
+            status: .badRequest, reason: "nul_character",
+            message: "The request contains a NUL character (U+0000), which no field may hold", style: self)
     }
 
     /// A request body that is not valid JSON.
     func malformedBody(_ problem: String) -> GatewayError {
         switch self {
         case .twomes:
-            GatewayError(status: .unprocessableContent, reason: "json_invalid", message: problem,
-                         style: self, details: [["loc": ["body"], "msg": .string(problem), "type": "value_error.jsondecode"]])
+            GatewayError(
+                status: .unprocessableContent, reason: "json_invalid", message: problem,
+                style: self, details: [["loc": ["body"], "msg": .string(problem), "type": "value_error.jsondecode"]])
         case .oyd:
             GatewayError(status: .badRequest, reason: "invalid_request", message: problem, style: self)
         default:

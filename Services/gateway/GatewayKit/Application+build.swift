@@ -24,8 +24,9 @@ public func buildApplication(
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
 
     let http = HTTPServerBuilder { responder in
-        GuardedHTTP1Channel(responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections,
-                            styles: UnmatchedPathStyles(routes: routes))
+        GuardedHTTP1Channel(
+            responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections,
+            styles: UnmatchedPathStyles(routes: routes))
     }
     let server: HTTPServerBuilder
     if let certificatePath = gatewayConfiguration.tlsCertificatePath, let keyPath = gatewayConfiguration.tlsKeyPath {
@@ -45,7 +46,9 @@ public func buildApplication(
 }
 
 /// The router alone, for tests that drive it without a server.
-public func buildRouter(routes: [Route], rpc: RPCClient, metrics: GatewayMetrics, configuration: GatewayConfiguration) -> Router<GatewayRequestContext> {
+public func buildRouter(
+    routes: [Route], rpc: RPCClient, metrics: GatewayMetrics, configuration: GatewayConfiguration
+) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     router.add(middleware: GatewayMiddleware(metrics: metrics, unmatchedPaths: UnmatchedPathStyles(routes: routes)))
     let authenticator = Authenticator(

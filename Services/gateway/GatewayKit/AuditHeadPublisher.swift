@@ -24,7 +24,8 @@ struct AuditHeadPublisher: Service {
                 let head = try await rpc.call(AuthMethods.auditHead, input: Empty(), context: .background("audit-head", timeout: 10))
                 metrics.auditHead.withLock { $0 = head }
                 if head != published {
-                    logger.info("audit head", metadata: ["seq": .stringConvertible(head.seq), "hash": .string(head.hash), "head": .string(head.text)])
+                    logger.info(
+                        "audit head", metadata: ["seq": .stringConvertible(head.seq), "hash": .string(head.hash), "head": .string(head.text)])
                     published = head
                 }
             } catch {

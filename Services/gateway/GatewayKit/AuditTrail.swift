@@ -12,7 +12,9 @@ struct AuditTrail: Sendable {
     let rpc: RPCClient
 
     /// Query parameters whose values are ids worth finding an entry by (`?target=`): pseudonyms, devices, identities.
-    static let targetParameters: Set<String> = ["pseudonym", "device", "device_id", "device_name", "account", "identity", "target", "user_id", "module_id"]
+    static let targetParameters: Set<String> = [
+        "pseudonym", "device", "device_id", "device_name", "account", "identity", "target", "user_id", "module_id",
+    ]
     /// Members of a created thing's answer that name it.
     static let createdIDs = ["id", "pseudonym"]
 
@@ -25,8 +27,10 @@ struct AuditTrail: Sendable {
     }
 
     /// The `end` entry of a call that answered; the call's answer is withheld (503) when it cannot be written.
-    func end(_ begun: AuditRecord?, style: APIStyle, status: HTTPResponse.Status, counts: Counts = Counts(), created: JSONValue? = nil,
-             context: CallContext) async throws {
+    func end(
+        _ begun: AuditRecord?, style: APIStyle, status: HTTPResponse.Status, counts: Counts = Counts(), created: JSONValue? = nil,
+        context: CallContext
+    ) async throws {
         guard var record = begun else { return }
         record.phase = .end
         record.status = Int(status.code)
@@ -53,11 +57,14 @@ struct AuditTrail: Sendable {
         do {
             _ = try await rpc.call(AuthMethods.auditAppend, input: record, context: context)
         } catch {
-            context.logger.error("audit entry not written: the admin call is refused", metadata: [
-                "action": .string(record.action), "phase": .string(record.phase.rawValue), "error": .string(String(describing: error)),
-            ])
-            var refusal = GatewayError(status: .serviceUnavailable, reason: "audit_unavailable",
-                                       message: "The audit log cannot be written, so this admin action was not performed", style: style)
+            context.logger.error(
+                "audit entry not written: the admin call is refused",
+                metadata: [
+                    "action": .string(record.action), "phase": .string(record.phase.rawValue), "error": .string(String(describing: error)),
+                ])
+            var refusal = GatewayError(
+                status: .serviceUnavailable, reason: "audit_unavailable",
+                message: "The audit log cannot be written, so this admin action was not performed", style: style)
             refusal.headers[.retryAfter] = "2"
             throw refusal
         }
@@ -68,11 +75,15 @@ struct AuditTrail: Sendable {
         for (name, values) in input.query.sorted(by: { $0.key < $1.key }) where targetParameters.contains(name) {
             targets.append(contentsOf: values)
         }
-        let query = input.query.isEmpty ? nil : input.query.sorted { $0.key < $1.key }.flatMap { name, values in
-            values.map { "\(escaped(name))=\(escaped($0))" }
-        }.joined(separator: "&")
-        return AuditRecord(phase: .begin, identity: principal.id, identity_label: principal.name, scope: principal.scopes.first,
-                           action: "\(route.method.rawValue) \(route.path)", targets: targets, query: query, request_id: requestID)
+        let query =
+            input.query.isEmpty
+            ? nil
+            : input.query.sorted { $0.key < $1.key }.flatMap { name, values in
+                values.map { "\(escaped(name))=\(escaped($0))" }
+            }.joined(separator: "&")
+        return AuditRecord(
+            phase: .begin, identity: principal.id, identity_label: principal.name, scope: principal.scopes.first,
+            action: "\(route.method.rawValue) \(route.path)", targets: targets, query: query, request_id: requestID)
     }
 
     private static let queryValueCharacters = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))

@@ -30,7 +30,8 @@ struct Authenticator: Sendable {
             let claims: AccessClaimsResult
             do {
                 let verified = try await accessTokens.verify(token, context: context)
-                claims = AccessClaimsResult(kind: PrincipalKind(rawValue: verified.kind), subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
+                claims = AccessClaimsResult(
+                    kind: PrincipalKind(rawValue: verified.kind), subject: verified.sub.value, session: verified.sid, scopes: verified.scope ?? [])
             } catch let error as RPCError {
                 throw GatewayError(error, style: route.style)
             } catch {

@@ -23,8 +23,10 @@ public struct ConnectionLimits: Sendable {
     /// The request line and headers together, in bytes (and any one of them).
     public var maximumHeaderSize: Int
 
-    public init(maximumConnections: Int = 10_000, headerTimeout: TimeAmount = .seconds(20), bodyTimeout: TimeAmount = .seconds(60),
-                idleTimeout: TimeAmount = .seconds(60), maximumHeaderSize: Int = 16 * 1024) {
+    public init(
+        maximumConnections: Int = 10_000, headerTimeout: TimeAmount = .seconds(20), bodyTimeout: TimeAmount = .seconds(60),
+        idleTimeout: TimeAmount = .seconds(60), maximumHeaderSize: Int = 16 * 1024
+    ) {
         self.maximumConnections = maximumConnections
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout

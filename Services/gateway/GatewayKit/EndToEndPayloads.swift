@@ -55,11 +55,13 @@ extension RouteForwarder {
         // From here on the app can read what we say only with its session keys, so every answer is sealed.
         do {
             if let plaintext, let limit = route.maximumPlaintextSize, plaintext.count > limit {
-                throw GatewayError(status: .contentTooLarge, reason: "body_too_large", message: "The request body exceeds \(limit) bytes", style: route.style)
+                throw GatewayError(
+                    status: .contentTooLarge, reason: "body_too_large", message: "The request body exceeds \(limit) bytes", style: route.style)
             }
             let body = try plaintext.map { try Self.json($0, style: route.style) } ?? .null
-            let input = try admitted(HTTPInput(body: body, path: pathParameters(context), query: queryParameters(request), headers: forwardedHeaders(request)),
-                                     principal: principal)
+            let input = try admitted(
+                HTTPInput(body: body, path: pathParameters(context), query: queryParameters(request), headers: forwardedHeaders(request)),
+                principal: principal)
             let result = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: JSONValue.self)
             return sealed(route.style.successBody(result, status: route.successStatus), status: route.successStatus, keys: keys)
         } catch let error as RPCError {
@@ -79,15 +81,17 @@ extension RouteForwarder {
     }
 
     private func sealed(_ error: GatewayError, keys: SessionKeys) -> Response {
-        var response = sealed(route.style.errorBody(status: error.status, reason: error.reason, message: error.message, details: error.details),
-                              status: error.status, keys: keys)
+        var response = sealed(
+            route.style.errorBody(status: error.status, reason: error.reason, message: error.message, details: error.details),
+            status: error.status, keys: keys)
         response.headers.append(contentsOf: error.headers)
         return response
     }
 
     private func sealed(_ body: JSONValue, status: HTTPResponse.Status, keys: SessionKeys) -> Response {
         let text = EncryptedPayload.seal(Data(body.jsonBytes), keys: keys).base64
-        return Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 }
 

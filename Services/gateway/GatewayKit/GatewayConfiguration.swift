@@ -46,7 +46,8 @@ public struct GatewayConfiguration: Sendable {
         connections.bodyTimeout = try timeout("CUSTODIAN_HTTP_BODY_TIMEOUT", connections.bodyTimeout)
         connections.idleTimeout = try timeout("CUSTODIAN_HTTP_IDLE_TIMEOUT", connections.idleTimeout)
         guard connections.maximumConnections > 0, (1024...1024 * 1024).contains(connections.maximumHeaderSize) else {
-            throw ConfigurationError(message: "CUSTODIAN_HTTP_MAX_CONNECTIONS must be positive and CUSTODIAN_HTTP_MAX_HEADER_SIZE between 1024 and 1048576")
+            throw ConfigurationError(
+                message: "CUSTODIAN_HTTP_MAX_CONNECTIONS must be positive and CUSTODIAN_HTTP_MAX_HEADER_SIZE between 1024 and 1048576")
         }
         self.connections = connections
         rateLimits = try RateLimitSettings(configuration)
@@ -54,13 +55,15 @@ public struct GatewayConfiguration: Sendable {
         guard auditHeadInterval > .zero else { throw ConfigurationError(message: "CUSTODIAN_AUDIT_HEAD_INTERVAL must be longer than 0s") }
 
         let secureDefault = insecureHTTP && tlsCertificatePath == nil ? "false" : "true"
-        consoleSecureCookies = ["1", "true", "yes"].contains(configuration.string("CUSTODIAN_CONSOLE_SECURE_COOKIES", default: secureDefault).lowercased())
+        consoleSecureCookies = ["1", "true", "yes"].contains(
+            configuration.string("CUSTODIAN_CONSOLE_SECURE_COOKIES", default: secureDefault).lowercased())
 
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw ConfigurationError(message: "set both CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or neither")
         }
         if tlsCertificatePath == nil && !insecureHTTP {
-            throw ConfigurationError(message: "no TLS certificate: set CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or CUSTODIAN_INSECURE_HTTP=1 for plain HTTP")
+            throw ConfigurationError(
+                message: "no TLS certificate: set CUSTODIAN_TLS_CERTIFICATE and CUSTODIAN_TLS_KEY, or CUSTODIAN_INSECURE_HTTP=1 for plain HTTP")
         }
     }
 }

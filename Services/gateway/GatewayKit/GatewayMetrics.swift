@@ -37,8 +37,9 @@ public final class GatewayMetrics: Sendable {
         self.registry = registry
         func closed(_ reason: String) -> Counter {
             registry.makeCounter(
-                descriptor: .init(metricName: "custodian_http_connections_closed", unitName: "total",
-                                  helpText: "Client connections the gateway closed: over the connection limit, or too slow"),
+                descriptor: .init(
+                    metricName: "custodian_http_connections_closed", unitName: "total",
+                    helpText: "Client connections the gateway closed: over the connection limit, or too slow"),
                 labels: [("reason", reason)])
         }
         connections = ConnectionCensus(
@@ -48,8 +49,9 @@ public final class GatewayMetrics: Sendable {
 
     func recordRateLimited(rateClass: String, scope: String) {
         registry.makeCounter(
-            descriptor: .init(metricName: "custodian_rate_limited", unitName: "total",
-                              helpText: "Requests refused with 429 by the gateway's rate limits, by route class and bucket"),
+            descriptor: .init(
+                metricName: "custodian_rate_limited", unitName: "total",
+                helpText: "Requests refused with 429 by the gateway's rate limits, by route class and bucket"),
             labels: [("class", rateClass), ("bucket", scope)]
         ).increment()
     }
@@ -61,13 +63,15 @@ public final class GatewayMetrics: Sendable {
         let method = Self.methods.contains(method) ? method : "OTHER"
         let labels = RequestLabels(route: route, method: method, status: status)
         let metrics = Self.cached(labels, in: requestMetrics) {
-            (count: registry.makeCounter(
-                descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
-                labels: [("route", route), ("method", method), ("status", String(status))]),
-             duration: registry.makeDurationHistogram(
-                descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
-                labels: [("route", route), ("method", method)],
-                buckets: Self.latencyBuckets))
+            (
+                count: registry.makeCounter(
+                    descriptor: .init(metricName: "custodian_http_requests", unitName: "total", helpText: "HTTP requests by route and status"),
+                    labels: [("route", route), ("method", method), ("status", String(status))]),
+                duration: registry.makeDurationHistogram(
+                    descriptor: .init(metricName: "custodian_http_request_duration", unitName: "seconds", helpText: "HTTP request latency by route"),
+                    labels: [("route", route), ("method", method)],
+                    buckets: Self.latencyBuckets)
+            )
         }
         metrics.count.increment()
         metrics.duration.record(duration)

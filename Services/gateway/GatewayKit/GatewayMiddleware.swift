@@ -27,16 +27,20 @@ struct GatewayMiddleware: RouterMiddleware {
         } catch let error as HTTPError {
             // Routing and body errors Hummingbird raises itself (no such route, body too large).
             let style = unmatchedPaths.style(for: request.uri.path)
-            response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: Self.message(for: error, style: style), style: style).makeResponse()
+            response = GatewayError(
+                status: error.status, reason: Self.reason(for: error.status), message: Self.message(for: error, style: style), style: style
+            ).makeResponse()
         } catch is HTTPParserError {
             // A body that breaks HTTP/1.1's framing (a chunk size that is not hex, say): the client's fault, and the
             // connection cannot be trusted with another request.
             let style = unmatchedPaths.style(for: request.uri.path)
-            response = GatewayError(status: .badRequest, reason: "malformed_http", message: "The request is not valid HTTP/1.1", style: style).makeResponse()
+            response = GatewayError(status: .badRequest, reason: "malformed_http", message: "The request is not valid HTTP/1.1", style: style)
+                .makeResponse()
             response.headers[.connection] = "close"
         } catch let error as any HTTPResponseError {
             let style = unmatchedPaths.style(for: request.uri.path)
-            response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: error.status.reasonPhrase, style: style).makeResponse()
+            response = GatewayError(status: error.status, reason: Self.reason(for: error.status), message: error.status.reasonPhrase, style: style)
+                .makeResponse()
         } catch {
             context.logger.error("request failed", metadata: ["error": .string(String(reflecting: error))])
             response = GatewayError.internal(style: unmatchedPaths.style(for: request.uri.path)).makeResponse()

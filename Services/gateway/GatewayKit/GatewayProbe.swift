@@ -31,11 +31,14 @@ public enum GatewayProbe {
     /// The status of one GET, within 5 s. The certificate is not verified: the probe asks its own host's gateway
     /// whether it answers, and a self-signed certificate is the usual one there.
     static func get(_ path: String, host: String, port: Int, tls: Bool) async throws -> Int {
-        let sslContext = try tls ? NIOSSLContext(configuration: {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            return configuration
-        }()) : nil
+        let sslContext =
+            try tls
+            ? NIOSSLContext(
+                configuration: {
+                    var configuration = TLSConfiguration.makeClientConfiguration()
+                    configuration.certificateVerification = .none
+                    return configuration
+                }()) : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in

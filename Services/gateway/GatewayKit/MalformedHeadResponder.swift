@@ -27,12 +27,16 @@ final class MalformedHeadResponder: ChannelInboundHandler, RemovableChannelHandl
             context.fireErrorCaught(error)
             return
         }
-        let message = parserError == .headerOverflow
+        let message =
+            parserError == .headerOverflow
             ? "The request line and headers exceed \(maximumHeaderSize) bytes"
             : "The request is not valid HTTP/1.1"
         let style = styles.style(for: watch.requestPath)
-        let body = style.errorBody(status: .badRequest, reason: parserError == .headerOverflow ? "header_too_large" : "malformed_http",
-                                   message: message, details: nil).jsonBytes + [UInt8(ascii: "\n")]
+        let body =
+            style.errorBody(
+                status: .badRequest, reason: parserError == .headerOverflow ? "header_too_large" : "malformed_http",
+                message: message, details: nil
+            ).jsonBytes + [UInt8(ascii: "\n")]
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(body.count))

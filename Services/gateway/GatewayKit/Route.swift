@@ -58,16 +58,19 @@ public struct Route: Sendable {
         forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
         maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
     ) {
-        self.init(method, path, service: rpc.service, rpc: rpc.name, retry: rpc.retry, auth: auth, style: style, success: successStatus,
-                  rendering: Target.Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
-                  body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
+        self.init(
+            method, path, service: rpc.service, rpc: rpc.name, retry: rpc.retry, auth: auth, style: style, success: successStatus,
+            rendering: Target.Result.rendering, forwardedHeaders: forwardedHeaders, acceptsFormBodies: acceptsFormBodies,
+            body: bodyFormat, maximumBodySize: maximumBodySize, endToEnd: endToEnd, rateClass: rateClass)
     }
 
     /// A route by service and method name, for methods without a descriptor (fake services in tests).
-    public init(_ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String, retry: RPCRetry = .unsafe,
-                auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
-                forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
-                maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard) {
+    public init(
+        _ method: HTTPRequest.Method, _ path: String, service: String, rpc rpcMethod: String, retry: RPCRetry = .unsafe,
+        auth: AuthScheme, style: APIStyle, success successStatus: HTTPResponse.Status = .ok, rendering: Rendering = .json,
+        forwardedHeaders: [HTTPField.Name] = [], acceptsFormBodies: Bool = false, body bodyFormat: BodyFormat = .json,
+        maximumBodySize: Int? = nil, endToEnd: Bool = false, rateClass: RateClass = .standard
+    ) {
         self.method = method
         self.path = path
         self.service = service
@@ -119,8 +122,10 @@ public enum RouteTable {
     /// The LEMON tracing app's API: the handshake in the clear, everything after it end-to-end
     /// encrypted with the session's keys (docs/lemon.md).
     static let lemon: [Route] = {
-        func app(_ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, JSONValue>, success: HTTPResponse.Status = .ok,
-                 maximumBodySize: Int? = nil) -> Route {
+        func app(
+            _ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, JSONValue>, success: HTTPResponse.Status = .ok,
+            maximumBodySize: Int? = nil
+        ) -> Route {
             Route(method, path, rpc, auth: .jwt(kinds: [.app]), style: .lemon, success: success, maximumBodySize: maximumBodySize, endToEnd: true)
         }
         return [
@@ -142,27 +147,33 @@ public enum RouteTable {
     /// The OwnYourData data vault and its administration (docs/vault.md).
     static let vault: [Route] = [
         // Client credentials may come as HTTP Basic, so this one route hands its Authorization header on.
-        Route(.post, "/oauth/token", AuthMethods.oauthToken, auth: .none, style: .oyd, forwardedHeaders: [.authorization],
-              acceptsFormBodies: true, rateClass: .credential),
+        Route(
+            .post, "/oauth/token", AuthMethods.oauthToken, auth: .none, style: .oyd, forwardedHeaders: [.authorization],
+            acceptsFormBodies: true, rateClass: .credential),
         Route(.get, "/api/modules/index", VaultMethods.modulesIndex, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.get, "/api/repos/{identifier}/pub_key", VaultMethods.reposPubKey, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items", VaultMethods.itemsWrite, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.get, "/api/repos/{identifier}/items", VaultMethods.itemsRead, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items/decrypted", VaultMethods.itemsDecrypted, auth: .jwt(kinds: [.user]), style: .oyd),
-        Route(.post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,
-              rateClass: .credential),
+        Route(
+            .post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,
+            rateClass: .credential),
         Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin(.operator), style: .admin, success: .created),
         Route(.get, "/admin/v1/vault/users", VaultMethods.adminUsers, auth: .admin(.researcher), style: .admin),
-        Route(.post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin(.operator), style: .admin, success: .created),
-        Route(.post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin(.operator), style: .admin, success: .created),
+        Route(
+            .post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin(.operator), style: .admin,
+            success: .created),
+        Route(
+            .post, "/admin/v1/vault/users/{user_id}/repos", VaultMethods.adminCreateRepo, auth: .admin(.operator), style: .admin, success: .created),
         Route(.post, "/admin/v1/vault/modules/{module_id}/permissions", VaultMethods.adminGrant, auth: .admin(.operator), style: .admin),
         Route(.get, "/admin/v1/vault/modules/{module_id}/qr", VaultMethods.adminModuleQR, auth: .admin(.operator), style: .admin),
     ]
 
     /// The OpenSense framework's backend (docs/opensense.md) and its researcher routes (docs/admin.md, "OpenSense").
     static let openSense: [Route] = [
-        Route(.post, "/register", DevicesMethods.opensenseRegister, auth: .none, style: .opensense, acceptsFormBodies: true,
-              rateClass: .credential),
+        Route(
+            .post, "/register", DevicesMethods.opensenseRegister, auth: .none, style: .opensense, acceptsFormBodies: true,
+            rateClass: .credential),
         Route(.get, "/config", DevicesMethods.opensenseConfig, auth: .none, style: .opensense),
         Route(.post, "/upload", DevicesMethods.opensenseUpload, auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin(.researcher), style: .admin),
@@ -177,8 +188,9 @@ public enum RouteTable {
         Route(.post, "/account/activate", DevicesMethods.accountActivate, auth: .none, style: .twomes, rateClass: .credential),
         Route(.post, "/device", DevicesMethods.deviceCreate, auth: .admin(.operator), style: .twomes),
         Route(.get, "/device_type/{device_name}", DevicesMethods.deviceType, auth: .opaque(kind: .account), style: .twomes),
-        Route(.post, "/account/device/activate", DevicesMethods.deviceAttach, auth: .opaque(kind: .account), style: .twomes,
-              rateClass: .credential),
+        Route(
+            .post, "/account/device/activate", DevicesMethods.deviceAttach, auth: .opaque(kind: .account), style: .twomes,
+            rateClass: .credential),
         Route(.post, "/device/activate", DevicesMethods.deviceActivate, auth: .none, style: .twomes, rateClass: .credential),
         Route(.get, "/device/{device_name}", DevicesMethods.deviceGet, auth: .opaque(kind: .account), style: .twomes),
         Route(.post, "/device/measurements/variable-interval", DevicesMethods.measurementsVariable, auth: .opaque(kind: .device), style: .twomes),
@@ -198,15 +210,17 @@ public enum RouteTable {
         Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin(.operator), style: .admin, success: .created),
         Route(.get, "/admin/v1/links", LinksMethods.shortList, auth: .admin(.researcher), style: .admin),
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
-        Route(.get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
-              forwardedHeaders: [.userAgent]),
+        Route(
+            .get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
+            forwardedHeaders: [.userAgent]),
     ]
 
     /// The geotagging route store and its API consumers (docs/geotag.md).
     static let geotag: [Route] = [
         // Bare base64 or JSON, up to the base64 of a 1 MiB route with line breaks every 76 characters.
-        Route(.post, "/route", RoutesMethods.routeStore, auth: .signature, style: .geotag, success: .created,
-              body: .text, maximumBodySize: 1_572_864),
+        Route(
+            .post, "/route", RoutesMethods.routeStore, auth: .signature, style: .geotag, success: .created,
+            body: .text, maximumBodySize: 1_572_864),
         Route(.get, "/route/lookup/{lookup_id}", RoutesMethods.routeLookup, auth: .signature, style: .geotag),
         Route(.get, "/route/{route_id}", RoutesMethods.routeGet, auth: .signature, style: .geotag),
         Route(.delete, "/route/{route_id}", RoutesMethods.routeDelete, auth: .signature, style: .geotag, success: .noContent),
@@ -224,8 +238,9 @@ public enum RouteTable {
         Route(.put, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsUpsert, auth: .admin(.operator), style: .admin),
         Route(.delete, "/admin/v1/statistics/symptoms/{key}", StatisticsMethods.adminSymptomsDeactivate, auth: .admin(.operator), style: .admin),
         // The CSV travels as one string in one RPC frame (CUSTODIAN_MAX_FRAME_SIZE, 8 MiB by default): 6 MiB leaves room for escaping.
-        Route(.post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin(.operator), style: .admin,
-              success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
+        Route(
+            .post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin(.operator), style: .admin,
+            success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
         Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin(.researcher), style: .admin),
     ]

@@ -57,13 +57,16 @@ struct RouteForwarder: Sendable {
         return try await forward(rawBody, of: request, context: context, callContext: callContext)
     }
 
-    private func forward(_ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext) async throws -> Response {
+    private func forward(
+        _ rawBody: ByteBuffer, of request: Request, context: GatewayRequestContext, callContext: CallContext
+    ) async throws -> Response {
         let path = pathParameters(context), query = queryParameters(request), headers = forwardedHeaders(request)
-        let input: HTTPInput = if let value = try bodyOtherThanJSON(rawBody, of: request) {
-            HTTPInput(body: value, path: path, query: query, headers: headers)
-        } else {
-            HTTPInput(checkedBody: try checkedJSON(rawBody), path: path, query: query, headers: headers)
-        }
+        let input: HTTPInput =
+            if let value = try bodyOtherThanJSON(rawBody, of: request) {
+                HTTPInput(body: value, path: path, query: query, headers: headers)
+            } else {
+                HTTPInput(checkedBody: try checkedJSON(rawBody), path: path, query: query, headers: headers)
+            }
         return try await answer(input, callContext: callContext, logger: context.logger)
     }
 
@@ -110,7 +113,8 @@ struct RouteForwarder: Sendable {
             let begun = try await audit.begin(route, input: input, context: callContext)
             do {
                 // The first page comes before the status line, so that a bad request still gets its 4xx.
-                let first = try await rpc.call(route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self, retry: route.retry)
+                let first = try await rpc.call(
+                    route.service, route.rpcMethod, input: input, context: callContext, as: StreamPage.self, retry: route.retry)
                 return streamedResponse(first: first, input: input, context: callContext, audited: begun)
             } catch let error as RPCError {
                 let refusal = serviceError(error, logger: logger)
@@ -135,7 +139,8 @@ struct RouteForwarder: Sendable {
         }
         // Reads say how much they returned; a write names what it made.
         let counts = route.method == .get ? AuditTrail.Counts(result) : AuditTrail.Counts()
-        try await audit.end(begun, style: route.style, status: route.successStatus, counts: counts, created: result as? JSONValue, context: callContext)
+        try await audit.end(
+            begun, style: route.style, status: route.successStatus, counts: counts, created: result as? JSONValue, context: callContext)
         return result
     }
 
@@ -159,7 +164,9 @@ struct RouteForwarder: Sendable {
     /// The route service's error as the client gets it; failures on our side are logged.
     func serviceError(_ error: RPCError, logger: Logger) -> GatewayError {
         if error.code.httpStatus >= 500 {
-            logger.warning("service call failed", metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
+            logger.warning(
+                "service call failed",
+                metadata: ["service": .string(route.service), "method": .string(route.rpcMethod), "error": .string(error.description)])
         }
         return GatewayError(error, style: route.style)
     }
@@ -177,22 +184,25 @@ struct RouteForwarder: Sendable {
         let rpc = self.rpc
         let timeout = serviceTimeout
         let audit = self.audit
-        return Response(status: route.successStatus, headers: headers, body: ResponseBody { writer in
-            var page = first
-            var pageInput = input
-            var counter = AuditTrail.StreamCounter(headers: first.headers)
-            while true {
-                counter.add(page.chunk)
-                if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
-                guard let next = page.next else { break }
-                pageInput.cursor = next
-                var pageContext = context
-                pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
-                page = try await rpc.call(route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
-            }
-            try await audit.end(audited, style: route.style, status: route.successStatus, counts: counter.counts, context: context)
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: route.successStatus, headers: headers,
+            body: ResponseBody { writer in
+                var page = first
+                var pageInput = input
+                var counter = AuditTrail.StreamCounter(headers: first.headers)
+                while true {
+                    counter.add(page.chunk)
+                    if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
+                    guard let next = page.next else { break }
+                    pageInput.cursor = next
+                    var pageContext = context
+                    pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
+                    page = try await rpc.call(
+                        route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
+                }
+                try await audit.end(audited, style: route.style, status: route.successStatus, counts: counter.counts, context: context)
+                try await writer.finish(nil)
+            })
     }
 
     static func response(from reply: RawHTTPReply, style: APIStyle) throws -> Response {
@@ -212,8 +222,9 @@ struct RouteForwarder: Sendable {
         do {
             return try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw GatewayError(status: .contentTooLarge, reason: "body_too_large",
-                               message: "The request body exceeds \(limit) bytes", style: route.style)
+            throw GatewayError(
+                status: .contentTooLarge, reason: "body_too_large",
+                message: "The request body exceeds \(limit) bytes", style: route.style)
         }
     }
 
@@ -228,7 +239,9 @@ struct RouteForwarder: Sendable {
             return .string(text)
         }
         if isForm(request) {
-            guard let fields = Self.formFields(Data(buffer.readableBytesView)) else { throw route.style.malformedBody("The form body is not valid URL encoding") }
+            guard let fields = Self.formFields(Data(buffer.readableBytesView)) else {
+                throw route.style.malformedBody("The form body is not valid URL encoding")
+            }
             return fields
         }
         return nil
@@ -244,8 +257,9 @@ struct RouteForwarder: Sendable {
     }
 
     static func malformedJSON(_ error: JSONValue.ParseError, style: APIStyle) -> GatewayError {
-        style.malformedBody(error.reason == .tooDeep
-            ? "The request body nests deeper than \(maximumJSONDepth) levels" : "The request body is not valid JSON")
+        style.malformedBody(
+            error.reason == .tooDeep
+                ? "The request body nests deeper than \(maximumJSONDepth) levels" : "The request body is not valid JSON")
     }
 
     /// `a=1&b=x+y` as `{"a":"1","b":"x y"}` (a repeated name's last value); nil when the form is not valid.

@@ -23,12 +23,14 @@ struct RouteRateLimits: Sendable {
         guard let limiter else { return }
         try enforce(limiter.take(.init(rateClass: route.rateClass, scope: .address, value: client)), route: route, scope: .address)
         if route.auth != .none {
-            try enforce(limiter.check(.init(rateClass: route.rateClass, scope: .authenticationFailures, value: client)),
-                        route: route, scope: .authenticationFailures)
+            try enforce(
+                limiter.check(.init(rateClass: route.rateClass, scope: .authenticationFailures, value: client)),
+                route: route, scope: .authenticationFailures)
         }
         if route.rateClass == .standard, let credential = Self.credential(of: request) {
-            try enforce(limiter.take(.init(rateClass: .standard, scope: .credential, value: RateLimiter.credentialKey(credential))),
-                        route: route, scope: .credential)
+            try enforce(
+                limiter.take(.init(rateClass: .standard, scope: .credential, value: RateLimiter.credentialKey(credential))),
+                route: route, scope: .credential)
         }
     }
 
@@ -36,8 +38,9 @@ struct RouteRateLimits: Sendable {
     /// guesses at one account's password are slow from however many addresses they come.
     func admitAccount(_ route: Route, input: HTTPInput, principal: Principal?) throws {
         guard let limiter, route.rateClass == .credential, let account = Self.account(in: input, principal: principal) else { return }
-        try enforce(limiter.take(.init(rateClass: .credential, scope: .account, value: RateLimiter.credentialKey(account))),
-                    route: route, scope: .account)
+        try enforce(
+            limiter.take(.init(rateClass: .credential, scope: .account, value: RateLimiter.credentialKey(account))),
+            route: route, scope: .account)
     }
 
     /// A 401 answer counts against the client address's authentication failures.

@@ -19,8 +19,9 @@ enum SignedRequest {
         func header(_ name: HTTPField.Name, _ missing: String) throws -> String {
             let values = request.headers[values: name]
             guard values.count <= 1 else {
-                throw GatewayError(status: .unauthorized, reason: "invalid_signature_headers",
-                                   message: "\(name.rawName) is given \(values.count) times; give it once", style: style)
+                throw GatewayError(
+                    status: .unauthorized, reason: "invalid_signature_headers",
+                    message: "\(name.rawName) is given \(values.count) times; give it once", style: style)
             }
             guard let value = values.first?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
                 throw GatewayError(status: .unauthorized, reason: missing, message: "The \(name.rawName) header is missing", style: style)

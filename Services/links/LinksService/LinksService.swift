@@ -6,7 +6,8 @@ import CustodianSecurity
 
 /// Activation links, QR code images, and the self-hosted short-link resolver (docs/links.md).
 public enum LinksService {
-    public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all, upkeep: [ShortLinks.expiredRowsUpkeep]) { environment in
+    public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all, upkeep: [ShortLinks.expiredRowsUpkeep]) {
+        environment in
         let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(
             database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration),

@@ -26,7 +26,8 @@ public struct Consumers: Sendable {
     /// `POST /admin/v1/api-consumers`.
     func create(_ input: CreateConsumerRequest, context: CallContext) async throws -> CreatedConsumer {
         let created = try await create(name: input.name, logger: context.logger)
-        context.logger.notice("API consumer created", metadata: ["consumer_key": .string(created.consumer_key), "admin": .string(context.principal?.id ?? "-")])
+        context.logger.notice(
+            "API consumer created", metadata: ["consumer_key": .string(created.consumer_key), "admin": .string(context.principal?.id ?? "-")])
         return created
     }
 

@@ -27,7 +27,9 @@ struct RouteStore: Sendable {
                 RETURNING route_id, extract(epoch FROM created_at)::bigint
                 """, logger: logger)
             for try await (id, created) in inserted.decode((String, Int64).self) {
-                logger.info("route stored", metadata: ["route_id": .string(id), "consumer": .stringConvertible(consumer), "bytes": .stringConvertible(upload.blob.count)])
+                logger.info(
+                    "route stored",
+                    metadata: ["route_id": .string(id), "consumer": .stringConvertible(consumer), "bytes": .stringConvertible(upload.blob.count)])
                 return StoredRoute(route_id: id, creation_time: created)
             }
             let retried = try await database.query(
@@ -38,8 +40,9 @@ struct RouteStore: Sendable {
             for try await (id, created) in retried.decode((String, Int64).self) { return StoredRoute(route_id: id, creation_time: created) }
             if let lookupID = upload.lookupID {
                 for try await _ in try await database.query("SELECT 1 FROM routes.routes WHERE lookup_id = \(lookupID)", logger: logger) {
-                    throw RPCError(.conflict, reason: "lookup_id_taken",
-                                   message: "Another route is stored under this lookup_id; a new recording needs a new nonce")
+                    throw RPCError(
+                        .conflict, reason: "lookup_id_taken",
+                        message: "Another route is stored under this lookup_id; a new recording needs a new nonce")
                 }
             }
         }

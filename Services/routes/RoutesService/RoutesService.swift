@@ -22,10 +22,14 @@ public enum RoutesService {
         methods.register(RoutesMethods.consumersList, requires: [.admin]) { try await consumers.list(context: $1) }
         // A store or a delete names its consumer before its body or id is looked at.
         let consumerFirst: @Sendable (CallContext) async throws -> Void = { _ = try Access.consumerID($0) }
-        methods.register(RoutesMethods.routeStore, requires: Access.consumer, beforeRefusingInput: consumerFirst) { try await store.store($0, context: $1) }
+        methods.register(RoutesMethods.routeStore, requires: Access.consumer, beforeRefusingInput: consumerFirst) {
+            try await store.store($0, context: $1)
+        }
         methods.register(RoutesMethods.routeGet, requires: Access.consumer) { try await store.get($0, context: $1) }
         methods.register(RoutesMethods.routeLookup, requires: Access.consumer) { try await store.lookup($0, context: $1) }
-        methods.register(RoutesMethods.routeDelete, requires: Access.consumer, beforeRefusingInput: consumerFirst) { try await store.delete($0, context: $1) }
+        methods.register(RoutesMethods.routeDelete, requires: Access.consumer, beforeRefusingInput: consumerFirst) {
+            try await store.delete($0, context: $1)
+        }
         return methods
     }
 }

@@ -82,7 +82,8 @@ public enum CovidCSV {
                 continue
             }
             if let countries, !countries.contains(country) {
-                errors.append(LineError(line: line, message: "country \(country) is not supported (add it with PUT /admin/v1/statistics/countries/\(country))"))
+                errors.append(
+                    LineError(line: line, message: "country \(country) is not supported (add it with PUT /admin/v1/statistics/countries/\(country))"))
                 continue
             }
             guard let date = LemonDate.day(values[1]) else {
@@ -90,7 +91,8 @@ public enum CovidCSV {
                 continue
             }
             guard date >= LemonDate.firstRecordedCase, date <= latest else {
-                errors.append(LineError(line: line, message: "date \(values[1]) is in the future or before the first recorded case of COVID-19 (2019-12-01)"))
+                errors.append(
+                    LineError(line: line, message: "date \(values[1]) is in the future or before the first recorded case of COVID-19 (2019-12-01)"))
                 continue
             }
             var counts: [Int64?] = []

@@ -84,9 +84,12 @@ public struct CovidFigures: Sendable {
             """, logger: logger)
         var latest: [Latest] = []
         for try await (alpha2, name, day, confirmed, deaths, recovered, source, url, importedAt)
-            in rows.decode((String, String, Date, Int64, Int64, Int64?, String, String?, Date).self) {
-            latest.append(Latest(alpha2: alpha2, name: name, day: day, confirmed: confirmed, deaths: deaths, recovered: recovered,
-                                 source: source, sourceURL: url, importedAt: importedAt))
+            in rows.decode((String, String, Date, Int64, Int64, Int64?, String, String?, Date).self)
+        {
+            latest.append(
+                Latest(
+                    alpha2: alpha2, name: name, day: day, confirmed: confirmed, deaths: deaths, recovered: recovered,
+                    source: source, sourceURL: url, importedAt: importedAt))
         }
         return latest
     }
@@ -163,9 +166,11 @@ public struct CovidFigures: Sendable {
             let shown = errors.prefix(CovidCSV.maximumReportedErrors)
             let summary = shown.prefix(3).map { $0.description }.joined(separator: "; ")
             throw RPCError.badRequest(
-                errors.count == 1 ? "The CSV is invalid: \(summary)" : "\(errors.count) lines of the CSV are invalid: \(summary)\(errors.count > 3 ? "; …" : "")",
+                errors.count == 1
+                    ? "The CSV is invalid: \(summary)" : "\(errors.count) lines of the CSV are invalid: \(summary)\(errors.count > 3 ? "; …" : "")",
                 reason: "invalid_csv",
-                details: .array(shown.map { (error: CovidCSV.LineError) -> JSONValue in ["line": .int(Int64(error.line)), "message": .string(error.message)] }))
+                details: .array(
+                    shown.map { (error: CovidCSV.LineError) -> JSONValue in ["line": .int(Int64(error.line)), "message": .string(error.message)] }))
         }
         guard !rows.isEmpty else {
             throw RPCError.badRequest("The CSV has a header but no rows", reason: "invalid_csv")
@@ -202,9 +207,12 @@ public struct CovidFigures: Sendable {
             return (inserted, updated)
         }
         let days = rows.map(\.day)
-        let result = ImportResult(rows: rows.count, inserted: inserted, updated: updated, countries: Array(Set(rows.map(\.country))).sorted(),
-                                  first_day: days.min()!, last_day: days.max()!, source: source, source_url: sourceURL)
-        logger.notice("COVID-19 figures imported", metadata: ["rows": .stringConvertible(rows.count), "inserted": .stringConvertible(inserted), "source": .string(source)])
+        let result = ImportResult(
+            rows: rows.count, inserted: inserted, updated: updated, countries: Array(Set(rows.map(\.country))).sorted(),
+            first_day: days.min()!, last_day: days.max()!, source: source, source_url: sourceURL)
+        logger.notice(
+            "COVID-19 figures imported",
+            metadata: ["rows": .stringConvertible(rows.count), "inserted": .stringConvertible(inserted), "source": .string(source)])
         return result
     }
 }

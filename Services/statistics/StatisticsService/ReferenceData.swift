@@ -63,7 +63,9 @@ public struct ReferenceData: Sendable {
         var language = Self.defaultLanguage
         if let requested = try input.singleQueryValue("language"), !requested.isEmpty {
             let code = requested.lowercased()
-            guard SubmissionParser.isAlpha2(requested), try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
+            guard SubmissionParser.isAlpha2(requested),
+                try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger)
+            else {
                 throw RPCError.badRequest("Invalid Alpha2 '\(Self.clip(requested))': not a supported language", reason: "invalid_alpha2")
             }
             language = code
@@ -93,16 +95,21 @@ public struct ReferenceData: Sendable {
         return try await list(table: "languages", parameter: "language", input: input, context: context, normalise: { $0.lowercased() })
     }
 
-    private func list(table: String, parameter: String, input: HTTPInput, context: CallContext,
-                      normalise: (String) -> String) async throws -> JSONValue {
+    private func list(
+        table: String, parameter: String, input: HTTPInput, context: CallContext,
+        normalise: (String) -> String
+    ) async throws -> JSONValue {
         let requested = try input.singleQueryValue(parameter).flatMap { $0.isEmpty ? nil : $0 }
         let code = requested.map(normalise)
         if let requested, !SubmissionParser.isAlpha2(requested) {
             throw RPCError.badRequest("Invalid alpha2 code '\(Self.clip(requested))'", reason: "invalid_alpha2")
         }
         let rows = try await database.query(
-            PostgresQuery(unsafeSQL: "SELECT alpha2, name FROM statistics.\(table) WHERE active AND ($1::text IS NULL OR alpha2 = $1) ORDER BY alpha2",
-                          binds: { var binds = PostgresBindings(); binds.append(code); return binds }()),
+            PostgresQuery(
+                unsafeSQL: "SELECT alpha2, name FROM statistics.\(table) WHERE active AND ($1::text IS NULL OR alpha2 = $1) ORDER BY alpha2",
+                binds: {
+                    var binds = PostgresBindings(); binds.append(code); return binds
+                }()),
             logger: context.logger)
         var items: [JSONValue] = []
         for try await (alpha2, name) in rows.decode((String, String).self) {
@@ -173,12 +180,13 @@ public struct ReferenceData: Sendable {
         binds.append(name)
         binds.append(request.active)
         let rows = try await database.query(
-            PostgresQuery(unsafeSQL: """
-                INSERT INTO statistics.\(table.rawValue) (alpha2, name, active) VALUES ($1, $2, COALESCE($3::boolean, true))
-                ON CONFLICT (alpha2) DO UPDATE SET name = EXCLUDED.name,
-                    active = COALESCE($3::boolean, statistics.\(table.rawValue).active), updated_at = now()
-                RETURNING alpha2, name, active
-                """, binds: binds), logger: context.logger)
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO statistics.\(table.rawValue) (alpha2, name, active) VALUES ($1, $2, COALESCE($3::boolean, true))
+                    ON CONFLICT (alpha2) DO UPDATE SET name = EXCLUDED.name,
+                        active = COALESCE($3::boolean, statistics.\(table.rawValue).active), updated_at = now()
+                    RETURNING alpha2, name, active
+                    """, binds: binds), logger: context.logger)
         for try await (alpha2, name, active) in rows.decode((String, String, Bool).self) {
             context.logger.notice("statistics reference data changed", metadata: ["table": .string(table.rawValue), "alpha2": .string(alpha2)])
             return Place(alpha2: alpha2, name: name, active: active)
@@ -244,13 +252,15 @@ public struct ReferenceData: Sendable {
                 throw RPCError.validation(location: ["body", "translations", language], message: "a language is an alpha2 code")
             }
             guard (1...200).contains(value.count), !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw RPCError.validation(location: ["body", "translations", language], message: "a translation has 1 to 200 characters and no control characters")
+                throw RPCError.validation(
+                    location: ["body", "translations", language], message: "a translation has 1 to 200 characters and no control characters")
             }
             translations.append((language.lowercased(), value))
         }
         let languages = Set(try await column("SELECT alpha2 FROM statistics.languages", logger: context.logger))
         if let unknown = translations.first(where: { !languages.contains($0.0) }) {
-            throw RPCError.badRequest("language '\(unknown.0)' is not registered (PUT /admin/v1/statistics/languages/\(unknown.0) first)", reason: "unknown_language")
+            throw RPCError.badRequest(
+                "language '\(unknown.0)' is not registered (PUT /admin/v1/statistics/languages/\(unknown.0) first)", reason: "unknown_language")
         }
         let logger = context.logger
         let position = request.position
@@ -258,7 +268,9 @@ public struct ReferenceData: Sendable {
         let stored = translations
         try await database.withTransaction(logger: logger) { connection in
             var existing = false
-            for try await _ in try await connection.query("SELECT 1 FROM statistics.symptoms WHERE key = \(key) FOR UPDATE", logger: logger).decode(Int.self) {
+            for try await _ in try await connection.query("SELECT 1 FROM statistics.symptoms WHERE key = \(key) FOR UPDATE", logger: logger).decode(
+                Int.self)
+            {
                 existing = true
             }
             if existing {

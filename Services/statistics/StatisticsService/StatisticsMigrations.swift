@@ -2,77 +2,81 @@ import CustodianRuntime
 
 enum StatisticsMigrations {
     static let all: [Migration] = [
-        Migration(1, "reference data, submissions and COVID-19 figures", [
-            // Supported countries and languages; `active` = offered to apps (a deactivated one stays for old rows).
-            """
-            CREATE TABLE statistics.countries (
-                alpha2 text PRIMARY KEY CHECK (alpha2 ~ '^[A-Z]{2}$'),
-                name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
-                active boolean NOT NULL DEFAULT true,
-                updated_at timestamptz NOT NULL DEFAULT now())
-            """,
-            """
-            CREATE TABLE statistics.languages (
-                alpha2 text PRIMARY KEY CHECK (alpha2 ~ '^[a-z]{2}$'),
-                name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
-                active boolean NOT NULL DEFAULT true,
-                updated_at timestamptz NOT NULL DEFAULT now())
-            """,
-            // Symptom keys are what apps send back; a deactivated symptom is no longer offered nor accepted.
-            """
-            CREATE TABLE statistics.symptoms (
-                key text PRIMARY KEY CHECK (char_length(key) BETWEEN 1 AND 50),
-                position integer NOT NULL DEFAULT 0,
-                active boolean NOT NULL DEFAULT true,
-                updated_at timestamptz NOT NULL DEFAULT now())
-            """,
-            """
-            CREATE TABLE statistics.symptom_translations (
-                symptom_key text NOT NULL REFERENCES statistics.symptoms (key),
-                language text NOT NULL REFERENCES statistics.languages (alpha2),
-                value text NOT NULL CHECK (char_length(value) BETWEEN 1 AND 200),
-                PRIMARY KEY (symptom_key, language))
-            """,
-            // One row per distinct submission of a device: the device's id is kept only as a SHA-256 (to forget
-            // it on request), the body's digest makes a retry find the first row.
-            """
-            CREATE TABLE statistics.submissions (
-                id bigserial PRIMARY KEY,
-                device_sha256 bytea NOT NULL,
-                body_sha256 bytea NOT NULL,
-                status text CHECK (status IN ('Positive', 'Negative', 'I Don''t Know', 'Recovered')),
-                positive_test_date timestamptz,
-                negative_test_date timestamptz,
-                country text,
-                language text,
-                age integer CHECK (age BETWEEN 0 AND 200),
-                is_symptomatic boolean,
-                symptoms text[] NOT NULL DEFAULT '{}',
-                submitted_at timestamptz NOT NULL DEFAULT now(),
-                UNIQUE (device_sha256, body_sha256))
-            """,
-            "CREATE INDEX submissions_by_time ON statistics.submissions (submitted_at)",
-            // One figure per country and day; a re-import of the day replaces it.
-            """
-            CREATE TABLE statistics.covid_figures (
-                country text NOT NULL REFERENCES statistics.countries (alpha2),
-                day date NOT NULL,
-                confirmed bigint NOT NULL CHECK (confirmed >= 0),
-                deaths bigint NOT NULL CHECK (deaths >= 0),
-                recovered bigint CHECK (recovered >= 0),
-                source text NOT NULL,
-                source_url text,
-                imported_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (country, day))
-            """,
-            "INSERT INTO statistics.countries (alpha2, name) VALUES " + countries.map { "('\($0.0)', '\($0.1.replacingOccurrences(of: "'", with: "''"))')" }.joined(separator: ", "),
-            "INSERT INTO statistics.languages (alpha2, name) VALUES " + languages.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", "),
-            "INSERT INTO statistics.symptoms (key, position) VALUES " + symptoms.enumerated().map { "('question_positive_symptom-\($0.offset + 1)', \($0.offset + 1))" }.joined(separator: ", "),
-            "INSERT INTO statistics.symptom_translations (symptom_key, language, value) VALUES "
-                + symptoms.enumerated().flatMap { index, names in
-                    [("en", names.en), ("de", names.de)].map { "('question_positive_symptom-\(index + 1)', '\($0.0)', '\($0.1)')" }
-                }.joined(separator: ", "),
-        ]),
+        Migration(
+            1, "reference data, submissions and COVID-19 figures",
+            [
+                // Supported countries and languages; `active` = offered to apps (a deactivated one stays for old rows).
+                """
+                CREATE TABLE statistics.countries (
+                    alpha2 text PRIMARY KEY CHECK (alpha2 ~ '^[A-Z]{2}$'),
+                    name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+                    active boolean NOT NULL DEFAULT true,
+                    updated_at timestamptz NOT NULL DEFAULT now())
+                """,
+                """
+                CREATE TABLE statistics.languages (
+                    alpha2 text PRIMARY KEY CHECK (alpha2 ~ '^[a-z]{2}$'),
+                    name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+                    active boolean NOT NULL DEFAULT true,
+                    updated_at timestamptz NOT NULL DEFAULT now())
+                """,
+                // Symptom keys are what apps send back; a deactivated symptom is no longer offered nor accepted.
+                """
+                CREATE TABLE statistics.symptoms (
+                    key text PRIMARY KEY CHECK (char_length(key) BETWEEN 1 AND 50),
+                    position integer NOT NULL DEFAULT 0,
+                    active boolean NOT NULL DEFAULT true,
+                    updated_at timestamptz NOT NULL DEFAULT now())
+                """,
+                """
+                CREATE TABLE statistics.symptom_translations (
+                    symptom_key text NOT NULL REFERENCES statistics.symptoms (key),
+                    language text NOT NULL REFERENCES statistics.languages (alpha2),
+                    value text NOT NULL CHECK (char_length(value) BETWEEN 1 AND 200),
+                    PRIMARY KEY (symptom_key, language))
+                """,
+                // One row per distinct submission of a device: the device's id is kept only as a SHA-256 (to forget
+                // it on request), the body's digest makes a retry find the first row.
+                """
+                CREATE TABLE statistics.submissions (
+                    id bigserial PRIMARY KEY,
+                    device_sha256 bytea NOT NULL,
+                    body_sha256 bytea NOT NULL,
+                    status text CHECK (status IN ('Positive', 'Negative', 'I Don''t Know', 'Recovered')),
+                    positive_test_date timestamptz,
+                    negative_test_date timestamptz,
+                    country text,
+                    language text,
+                    age integer CHECK (age BETWEEN 0 AND 200),
+                    is_symptomatic boolean,
+                    symptoms text[] NOT NULL DEFAULT '{}',
+                    submitted_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (device_sha256, body_sha256))
+                """,
+                "CREATE INDEX submissions_by_time ON statistics.submissions (submitted_at)",
+                // One figure per country and day; a re-import of the day replaces it.
+                """
+                CREATE TABLE statistics.covid_figures (
+                    country text NOT NULL REFERENCES statistics.countries (alpha2),
+                    day date NOT NULL,
+                    confirmed bigint NOT NULL CHECK (confirmed >= 0),
+                    deaths bigint NOT NULL CHECK (deaths >= 0),
+                    recovered bigint CHECK (recovered >= 0),
+                    source text NOT NULL,
+                    source_url text,
+                    imported_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (country, day))
+                """,
+                "INSERT INTO statistics.countries (alpha2, name) VALUES "
+                    + countries.map { "('\($0.0)', '\($0.1.replacingOccurrences(of: "'", with: "''"))')" }.joined(separator: ", "),
+                "INSERT INTO statistics.languages (alpha2, name) VALUES " + languages.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", "),
+                "INSERT INTO statistics.symptoms (key, position) VALUES "
+                    + symptoms.enumerated().map { "('question_positive_symptom-\($0.offset + 1)', \($0.offset + 1))" }.joined(separator: ", "),
+                "INSERT INTO statistics.symptom_translations (symptom_key, language, value) VALUES "
+                    + symptoms.enumerated().flatMap { index, names in
+                        [("en", names.en), ("de", names.de)].map { "('question_positive_symptom-\(index + 1)', '\($0.0)', '\($0.1)')" }
+                    }.joined(separator: ", "),
+            ])
     ]
 
     /// The countries a new deployment supports (English names); admins add more.

@@ -26,15 +26,27 @@ public enum StatisticsService {
         methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }
         // Admin routes (`/admin/v1/statistics/…`).
         methods.register(routed: StatisticsMethods.adminCountriesList, requires: [.admin]) { try await reference.adminList(.countries, context: $1) }
-        methods.register(routed: StatisticsMethods.adminCountriesUpsert, requires: [.admin]) { try await reference.adminUpsert(.countries, $0, context: $1) }
+        methods.register(routed: StatisticsMethods.adminCountriesUpsert, requires: [.admin]) {
+            try await reference.adminUpsert(.countries, $0, context: $1)
+        }
         methods.register(routed: StatisticsMethods.adminLanguagesList, requires: [.admin]) { try await reference.adminList(.languages, context: $1) }
-        methods.register(routed: StatisticsMethods.adminLanguagesUpsert, requires: [.admin]) { try await reference.adminUpsert(.languages, $0, context: $1) }
+        methods.register(routed: StatisticsMethods.adminLanguagesUpsert, requires: [.admin]) {
+            try await reference.adminUpsert(.languages, $0, context: $1)
+        }
         methods.register(routed: StatisticsMethods.adminSymptomsList, requires: [.admin]) { try await reference.adminSymptoms(context: $1) }
-        methods.register(routed: StatisticsMethods.adminSymptomsUpsert, requires: [.admin]) { try await reference.adminUpsertSymptom($0, context: $1) }
-        methods.register(routed: StatisticsMethods.adminSymptomsDeactivate, requires: [.admin]) { try await reference.adminDeactivateSymptom($0, context: $1) }
-        methods.register(routed: StatisticsMethods.adminCovidImport, requires: [.admin], work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
+        methods.register(routed: StatisticsMethods.adminSymptomsUpsert, requires: [.admin]) {
+            try await reference.adminUpsertSymptom($0, context: $1)
+        }
+        methods.register(routed: StatisticsMethods.adminSymptomsDeactivate, requires: [.admin]) {
+            try await reference.adminDeactivateSymptom($0, context: $1)
+        }
+        methods.register(routed: StatisticsMethods.adminCovidImport, requires: [.admin], work: .cpuHeavy) {
+            try await figures.importCSV($0, context: $1)
+        }
         methods.register(routed: StatisticsMethods.adminSubmissionsCounts, requires: [.admin]) { try await submissions.counts($0, context: $1) }
-        methods.register(StatisticsMethods.adminSubmissionsExport, requires: [.admin], work: .cpuHeavy) { try await submissions.export($0, context: $1) }
+        methods.register(StatisticsMethods.adminSubmissionsExport, requires: [.admin], work: .cpuHeavy) {
+            try await submissions.export($0, context: $1)
+        }
         return methods
     }
 }

@@ -61,8 +61,10 @@ public struct Submission: Sendable, Equatable {
     /// Registered symptom keys, sorted.
     public var symptoms: [String]?
 
-    public init(status: Status? = nil, positiveTestDate: Date? = nil, negativeTestDate: Date? = nil, country: String? = nil,
-                language: String? = nil, age: Int? = nil, isSymptomatic: Bool? = nil, symptoms: [String]? = nil) {
+    public init(
+        status: Status? = nil, positiveTestDate: Date? = nil, negativeTestDate: Date? = nil, country: String? = nil,
+        language: String? = nil, age: Int? = nil, isSymptomatic: Bool? = nil, symptoms: [String]? = nil
+    ) {
         self.status = status
         self.positiveTestDate = positiveTestDate
         self.negativeTestDate = negativeTestDate
@@ -175,11 +177,12 @@ public enum SubmissionParser {
             submission.language = text.lowercased()
         }
         if let value = values[.age] {
-            let age: Int64? = switch value {
-            case .int(let number): number
-            case .double(let number) where number.rounded() == number && abs(number) < 1e6: Int64(number)
-            default: nil
-            }
+            let age: Int64? =
+                switch value {
+                case .int(let number): number
+                case .double(let number) where number.rounded() == number && abs(number) < 1e6: Int64(number)
+                default: nil
+                }
             guard let age, (0...200).contains(age) else {
                 throw fail(.invalidAge, "Invalid age (younger than 0 or older than 200): \(clip(describe(value)))")
             }
@@ -188,10 +191,13 @@ public enum SubmissionParser {
         for field in [Submission.Field.positiveTestDate, .negativeTestDate] {
             guard let value = values[field] else { continue }
             guard let text = value.stringValue, let date = LemonDate.parse(text) else {
-                throw fail(.invalidTestDates, "Invalid test dates: \(field.rawValue) '\(clip(describe(value)))' is not a date (2020-03-29 13:00:09.1359267 or ISO 8601)")
+                throw fail(
+                    .invalidTestDates,
+                    "Invalid test dates: \(field.rawValue) '\(clip(describe(value)))' is not a date (2020-03-29 13:00:09.1359267 or ISO 8601)")
             }
             guard LemonDate.isPlausibleTestDate(date, now: now) else {
-                throw fail(.invalidTestDates, "Invalid test dates (in the future or before the first recorded case of COVID-19): \(field.rawValue) \(text)")
+                throw fail(
+                    .invalidTestDates, "Invalid test dates (in the future or before the first recorded case of COVID-19): \(field.rawValue) \(text)")
             }
             // Microseconds, as stored: the canonical form and the row agree.
             let rounded = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1_000_000).rounded() / 1_000_000)

@@ -97,7 +97,9 @@ public struct Submissions: Sendable {
     }
 
     static let pageSize = ResearcherExport.pageSize
-    static let columns = ["submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date", "negative_test_date"]
+    static let columns = [
+        "submitted_on", "status", "country", "language", "age", "is_symptomatic", "symptoms", "positive_test_date", "negative_test_date",
+    ]
 
     /// `GET /admin/v1/statistics/submissions?format=csv|ndjson[&from=&to=]`, streamed a page at a time. No
     /// device identifier, and only the day of submission.
@@ -120,14 +122,17 @@ public struct Submissions: Sendable {
         var last: Int64?
         var count = 0
         for try await (id, day, status, country, language, age, symptomatic, symptoms, positive, negative)
-            in rows.decode((Int64, String, String?, String?, String?, Int?, Bool?, [String], Date?, Date?).self) {
+            in rows.decode((Int64, String, String?, String?, String?, Int?, Bool?, [String], Date?, Date?).self)
+        {
             count += 1
             last = id
             let positiveText = positive.map { LemonDate.format($0) }
             let negativeText = negative.map { LemonDate.format($0) }
             if format == .csv {
-                chunk += ResearcherExport.csvLine([day, status, country, language, age.map(String.init), symptomatic.map(String.init),
-                                       symptoms.joined(separator: ";"), positiveText, negativeText])
+                chunk += ResearcherExport.csvLine([
+                    day, status, country, language, age.map(String.init), symptomatic.map(String.init),
+                    symptoms.joined(separator: ";"), positiveText, negativeText,
+                ])
             } else {
                 func value(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
                 let object: [String: JSONValue] = [

@@ -215,7 +215,8 @@ struct Items: Sendable {
         let secretKey = try await repos.secretKey(repo, userID: principal.userID, password: input.password, logger: context.logger)
         let (items, _) = try await fetch(repo: repo, paging: try input.paging.get(), logger: context.logger)
         return items.map { item in
-            guard let record = try? JSONDecoder().decode(OYDRecord.self, from: JSONEncoder().encode(item.record)), record.version == OYDRecord.version else {
+            guard let record = try? JSONDecoder().decode(OYDRecord.self, from: JSONEncoder().encode(item.record)), record.version == OYDRecord.version
+            else {
                 return DecryptedItem(id: item.id, data: item.record)
             }
             guard let text = try? record.open(secretKey: secretKey) else {
@@ -227,7 +228,9 @@ struct Items: Sendable {
     }
 
     static func json(_ body: JSONValue, status: Int, headers: [String: String] = [:]) throws -> RawHTTPReply {
-        RawHTTPReply(status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new }, body: Data(body.jsonBytes + [UInt8(ascii: "\n")]))
+        RawHTTPReply(
+            status: status, headers: headers.merging(["Content-Type": "application/json"]) { _, new in new },
+            body: Data(body.jsonBytes + [UInt8(ascii: "\n")]))
     }
 }
 

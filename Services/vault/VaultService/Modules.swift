@@ -19,7 +19,8 @@ struct Modules: Sendable {
     let services: RPCClient
 
     /// A 1 × 1 transparent PNG, for modules installed without a picture.
-    static let defaultPicture = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    static let defaultPicture =
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
     /// `GET /api/modules/index`: the user's modules, `[]` when there are none. A module's token lists its
     /// user's modules too: the app logs in with a module's key and secret from a login QR code (Login screen 2a).
@@ -31,16 +32,18 @@ struct Modules: Sendable {
         var entries: [ModuleEntry] = []
         for try await (id, name, description, url, picture, uid, sealed) in rows.decode((Int64, String, String, String, String?, String, Data).self) {
             let secret = try sealer.open(sealed, context: Self.sealingContext(uid))
-            entries.append(ModuleEntry(
-                id: id, name: name, description: description, url: url, uid: uid, secret: secret,
-                picture: picture ?? Self.defaultPicture, launch_url: launchURL(moduleURL: url, uid: uid, secret: secret)))
+            entries.append(
+                ModuleEntry(
+                    id: id, name: name, description: description, url: url, uid: uid, secret: secret,
+                    picture: picture ?? Self.defaultPicture, launch_url: launchURL(moduleURL: url, uid: uid, secret: secret)))
         }
         return entries
     }
 
     func launchURL(moduleURL: String, uid: String, secret: String) -> String {
         func encode(_ value: String) -> String {
-            value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
+            value.addingPercentEncoding(
+                withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
         }
         let separator = moduleURL.contains("?") ? "&" : "?"
         return "\(moduleURL)\(separator)PIA_URL=\(encode(publicBaseURL))&APP_KEY=\(encode(uid))&APP_SECRET=\(encode(secret))"
@@ -92,7 +95,9 @@ struct Modules: Sendable {
     }
 
     private func owner(of moduleID: Int64, logger: Logger) async throws -> Int64? {
-        for try await userID in try await database.query("SELECT user_id FROM vault.modules WHERE id = \(moduleID)", logger: logger).decode(Int64.self) {
+        for try await userID in try await database.query("SELECT user_id FROM vault.modules WHERE id = \(moduleID)", logger: logger).decode(
+            Int64.self)
+        {
             return userID
         }
         return nil
@@ -107,7 +112,8 @@ struct Modules: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let payload = String(decoding: try encoder.encode(["PIA_URL": publicBaseURL, "APP_KEY": uid, "APP_SECRET": secret]), as: UTF8.self)
-            return try await services.call(LinksMethods.qrRender, input: QRRenderInput(payload: payload, format: try input.format.get()), context: context)
+            return try await services.call(
+                LinksMethods.qrRender, input: QRRenderInput(payload: payload, format: try input.format.get()), context: context)
         }
         throw RPCError.notFound("No such module", reason: "not_found")
     }

@@ -56,11 +56,12 @@ struct Repos: Sendable {
                 """, logger: context.logger)
             for try await (id, name, key, canRead, canWrite) in rows.decode((Int64, String, Data, Bool?, Bool?).self) {
                 let (read, write) = (canRead ?? false, canWrite ?? false)
-                let allowed = switch need {
-                case .publicKey: read || write
-                case .read: read
-                case .write: write
-                }
+                let allowed =
+                    switch need {
+                    case .publicKey: read || write
+                    case .read: read
+                    case .write: write
+                    }
                 guard allowed else {
                     throw RPCError.forbidden("This module may not \(need == .write ? "write to" : "read") repo \(identifier)", reason: "forbidden")
                 }

@@ -26,8 +26,12 @@ public enum VaultService {
         methods.register(VaultMethods.reposPubKey, requires: VaultPrincipal.required) { try await repos.publicKey($0, context: $1) }
         methods.register(VaultMethods.itemsWrite, requires: VaultPrincipal.required) { try await items.write($0, context: $1) }
         methods.register(VaultMethods.itemsRead, requires: VaultPrincipal.required) { try await items.read($0, context: $1) }
-        methods.register(VaultMethods.itemsDecrypted, requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken), work: .cpuHeavy,
-                         beforeRefusingInput: { _ = try VaultPrincipal($0) }) { try await items.decrypted($0, context: $1) }
+        methods.register(
+            VaultMethods.itemsDecrypted,
+            requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken),
+            work: .cpuHeavy,
+            beforeRefusingInput: { _ = try VaultPrincipal($0) }
+        ) { try await items.decrypted($0, context: $1) }
         // Administration.
         methods.register(VaultMethods.adminCreateModule, requires: [.admin]) { try await modules.create($0, context: $1) }
         methods.register(VaultMethods.adminCreateRepo, requires: [.admin]) { try await repos.create($0, context: $1) }

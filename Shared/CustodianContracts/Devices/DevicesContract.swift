@@ -34,7 +34,8 @@ public enum DevicesMethods {
     public static let opensenseUpload = RoutedMethod<OpenSenseUpload, OpenSenseUploadStatus>("devices.opensense.upload", retry: .safe)
     public static let opensenseDevices = RoutedMethod<NoInput, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
     public static let opensenseKey = RoutedMethod<OpenSenseDeviceByID, RecoveredOpenSenseKey>("devices.opensense.key", retry: .safe)
-    public static let opensenseReplaceConfig = RoutedMethod<OpenSenseConfigurationUpdate, OpenSenseConfiguration>("devices.opensense.replaceConfig", retry: .safe)
+    public static let opensenseReplaceConfig = RoutedMethod<OpenSenseConfigurationUpdate, OpenSenseConfiguration>(
+        "devices.opensense.replaceConfig", retry: .safe)
     /// Streamed: CSV or NDJSON, too large for one answer.
     public static let opensenseExport = RoutedMethod<OpenSenseExportQuery, StreamPage>("devices.opensense.export", retry: .safe)
 }

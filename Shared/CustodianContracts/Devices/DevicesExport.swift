@@ -16,8 +16,10 @@ public struct MeasurementExportQuery: RoutedInput, Equatable {
     /// The service's own mark of where the previous page ended (nil: the first page).
     public var cursor: String?
 
-    public init(format: ResearcherExport.Format = .csv, pseudonym: Int? = nil, device: String? = nil, property: String? = nil,
-                from: Date? = nil, to: Date? = nil, cursor: String? = nil) {
+    public init(
+        format: ResearcherExport.Format = .csv, pseudonym: Int? = nil, device: String? = nil, property: String? = nil,
+        from: Date? = nil, to: Date? = nil, cursor: String? = nil
+    ) {
         self.format = format
         self.pseudonym = pseudonym
         self.device = device
@@ -65,8 +67,10 @@ public struct OpenSenseExportQuery: RoutedInput, Equatable {
     /// The service's own mark of where the previous page ended (nil: the first page).
     public var cursor: String?
 
-    public init(format: ResearcherExport.Format = .csv, deviceID: String? = nil, probe: String? = nil, from: Date? = nil, to: Date? = nil,
-                cursor: String? = nil) {
+    public init(
+        format: ResearcherExport.Format = .csv, deviceID: String? = nil, probe: String? = nil, from: Date? = nil, to: Date? = nil,
+        cursor: String? = nil
+    ) {
         self.format = format
         self.deviceID = deviceID
         self.probe = probe

@@ -75,8 +75,10 @@ public struct QRRenderInput: Codable, Sendable, Equatable {
     /// The quiet zone ISO/IEC 18004 asks for.
     public static let defaultMargin = 4
 
-    public init(payload: String, format: Format, errorCorrection: QRErrorCorrection = .M,
-                moduleSize: Int = Self.defaultModuleSize, margin: Int = Self.defaultMargin) {
+    public init(
+        payload: String, format: Format, errorCorrection: QRErrorCorrection = .M,
+        moduleSize: Int = Self.defaultModuleSize, margin: Int = Self.defaultMargin
+    ) {
         self.payload = payload
         self.format = format
         self.errorCorrection = errorCorrection
@@ -92,7 +94,8 @@ public struct QRRenderInput: Codable, Sendable, Equatable {
         // Spelled out, so that a wrong value gets a message that says what is allowed.
         let formatName = try container.decode(String.self, forKey: .format)
         guard let format = Format(rawValue: formatName) else {
-            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "must be \"png\" or \"svg\", not \"\(formatName)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .format, in: container, debugDescription: "must be \"png\" or \"svg\", not \"\(formatName)\"")
         }
         self.format = format
         let levelName = try container.decodeIfPresent(String.self, forKey: .errorCorrection) ?? QRErrorCorrection.M.rawValue

@@ -47,8 +47,10 @@ public struct QRQuery: RoutedInput, Equatable {
         ]).encode(to: encoder)
     }
 
-    private static func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>, unit: String, reason: String,
-                                _ request: RequestReader) throws -> Int {
+    private static func integer(
+        _ name: String, default defaultValue: Int, in range: ClosedRange<Int>, unit: String, reason: String,
+        _ request: RequestReader
+    ) throws -> Int {
         guard let text = try request.singleQuery(name) else { return defaultValue }
         guard let value = Int(text), range.contains(value) else {
             throw RPCError.badRequest(

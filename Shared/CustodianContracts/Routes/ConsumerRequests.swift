@@ -20,7 +20,8 @@ public struct CreateConsumerRequest: RoutedInput, Equatable {
     public init(from decoder: any Decoder) throws {
         let given = try RequestReader(decoder).body(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
         guard let name = Self.validName(given) else {
-            throw RPCError.validation(location: ["body", "name"], message: "a name has 1 to \(Self.maximumNameLength) characters and no control characters")
+            throw RPCError.validation(
+                location: ["body", "name"], message: "a name has 1 to \(Self.maximumNameLength) characters and no control characters")
         }
         self.name = name
     }

@@ -37,7 +37,8 @@ public struct RouteUpload: RoutedInput, Equatable {
         let (encoded, bodyLookupID) = try Self.fields(of: request.body(JSONValue.self))
         let queryLookupID = try request.singleQuery("lookup_id")
         if let bodyLookupID, let queryLookupID, bodyLookupID != queryLookupID {
-            throw RPCError.badRequest("lookup_id is given twice, in the query and in the body, with different values", reason: "conflicting_lookup_id")
+            throw RPCError.badRequest(
+                "lookup_id is given twice, in the query and in the body, with different values", reason: "conflicting_lookup_id")
         }
         let lookupID = try (bodyLookupID ?? queryLookupID).map(LookupID.validated)
         self.init(blob: try Self.decode(encoded), lookupID: lookupID)
@@ -108,8 +109,9 @@ public struct RouteUpload: RoutedInput, Equatable {
     static let notBase64 = RPCError.badRequest("The route is not valid base64", reason: "invalid_base64")
 
     static func tooLarge(_ size: Int, maximumSize: Int) -> RPCError {
-        RPCError(.payloadTooLarge, reason: "route_too_large",
-                 message: "The encrypted route has \(size) bytes; at most \(maximumSize) are accepted")
+        RPCError(
+            .payloadTooLarge, reason: "route_too_large",
+            message: "The encrypted route has \(size) bytes; at most \(maximumSize) are accepted")
     }
 }
 
@@ -118,7 +120,8 @@ public struct RouteUpload: RoutedInput, Equatable {
 public enum LookupID {
     public static func validated(_ text: String) throws -> String {
         guard let id = normalized(text) else {
-            throw RPCError.badRequest(#"lookup_id must be 64 hex digits: hex(SHA-256("custodian-route-lookup" ‖ nonce))"#, reason: "invalid_lookup_id")
+            throw RPCError.badRequest(
+                #"lookup_id must be 64 hex digits: hex(SHA-256("custodian-route-lookup" ‖ nonce))"#, reason: "invalid_lookup_id")
         }
         return id
     }
@@ -136,10 +139,11 @@ public enum RouteID {
     }
 
     public static func isWellFormed(_ text: String) -> Bool {
-        text.utf8.count == 22 && text.utf8.allSatisfy {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
-        }
+        text.utf8.count == 22
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
     }
 }
 

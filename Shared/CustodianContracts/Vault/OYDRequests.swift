@@ -150,8 +150,9 @@ public struct ItemsPaging: Sendable, Equatable {
             }
             return value
         }
-        self.init(page: try number("page", 1...1_000_000) ?? 1, size: try number("size", 1...1000) ?? 100,
-                  last: try number("last", 1...100_000), lastDays: try number("last_days", 1...36500))
+        self.init(
+            page: try number("page", 1...1_000_000) ?? 1, size: try number("size", 1...1000) ?? 100,
+            last: try number("last", 1...100_000), lastDays: try number("last_days", 1...36500))
     }
 
     var query: [String: [String]] {

@@ -53,8 +53,9 @@ public struct ModuleDefinition: Codable, Sendable, Equatable {
 
     /// Every member first, then the checks.
     init(_ body: KeyedDecodingContainer<CodingKeys>) throws {
-        self.init(name: try body.decode(String.self, forKey: .name), description: try body.decodeIfPresent(String.self, forKey: .description),
-                  url: try body.decode(String.self, forKey: .url), picture: try body.decodeIfPresent(String.self, forKey: .picture))
+        self.init(
+            name: try body.decode(String.self, forKey: .name), description: try body.decodeIfPresent(String.self, forKey: .description),
+            url: try body.decode(String.self, forKey: .url), picture: try body.decodeIfPresent(String.self, forKey: .picture))
         guard (1...200).contains(name.count) else {
             throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")
         }
@@ -138,8 +139,10 @@ public struct GrantRequest: RoutedInput, Equatable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(body: ["repo": .string(repo), "read": .bool(read), "write": .bool(write)], path: ["module_id": moduleID.map(String.init) ?? ""])
-            .encode(to: encoder)
+        try HTTPInput(
+            body: ["repo": .string(repo), "read": .bool(read), "write": .bool(write)], path: ["module_id": moduleID.map(String.init) ?? ""]
+        )
+        .encode(to: encoder)
     }
 }
 

@@ -64,8 +64,9 @@ struct GeotagScenario: Scenario {
 
     static func prepare(client: LoadClient, consumers count: Int, log: @escaping @Sendable (String) -> Void) async throws -> GeotagScenario {
         let consumers = try await concurrently(Array(0..<count), width: 2) { index in
-            let created = try await client.setupJSON("POST /admin/v1/api-consumers", .POST, "/admin/v1/api-consumers",
-                                                     json: #"{"name":"load generator \#(index)"}"#, admin: true)
+            let created = try await client.setupJSON(
+                "POST /admin/v1/api-consumers", .POST, "/admin/v1/api-consumers",
+                json: #"{"name":"load generator \#(index)"}"#, admin: true)
             guard let key = created["consumer_key"] as? String, let secret = created["consumer_secret"] as? String else {
                 throw SetupError("the API consumer came without its key and secret")
             }
@@ -100,7 +101,8 @@ struct GeotagScenario: Scenario {
         }
         let owner = number % consumers.count
         let consumer = consumers[owner]
-        let tracks = #"{"tracks":[[{"lat":52.0907,"lon":5.1214,"time":"2025-11-24T16:00:00Z"},{"lat":52.0911,"lon":5.1222,"time":"2025-11-24T16:00:05Z","operation":\#(number)}]]}"#
+        let tracks =
+            #"{"tracks":[[{"lat":52.0907,"lon":5.1214,"time":"2025-11-24T16:00:00Z"},{"lat":52.0911,"lon":5.1222,"time":"2025-11-24T16:00:05Z","operation":\#(number)}]]}"#
         do {
             let blob = try RouteSealer.seal(plaintext: Data(tracks.utf8), key: consumer.key)
             let stored = try await consumer.store.store(blob, lookupID: nil)
@@ -129,7 +131,8 @@ struct GeotagScenario: Scenario {
         // Routes deleted by their owner are no longer expected.
         let expected = Ledger<String>()
         expected.record(live.map(\.id))
-        return expected.verification(name, found: found.compactMap { $0 },
-                                     notes: ["\(ledger.all.count) routes stored, \(routes.deletedCount) of them deleted by their owner during the run"])
+        return expected.verification(
+            name, found: found.compactMap { $0 },
+            notes: ["\(ledger.all.count) routes stored, \(routes.deletedCount) of them deleted by their owner during the run"])
     }
 }

@@ -20,8 +20,9 @@ struct OpenSenseScenario: Scenario {
     static func prepare(client: LoadClient, devices count: Int, log: @escaping @Sendable (String) -> Void) async throws -> OpenSenseScenario {
         let devices = try await concurrently(Array(0..<count)) { _ in
             let id = UUID().uuidString.lowercased()
-            _ = try await client.setupJSON("POST /register", .POST, "/register", body: form([("device_id", id)]),
-                                           headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            _ = try await client.setupJSON(
+                "POST /register", .POST, "/register", body: form([("device_id", id)]),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")])
             return id
         }
         log("opensense  \(devices.count) devices registered")
@@ -49,8 +50,9 @@ struct OpenSenseScenario: Scenario {
         let device = devices[number % devices.count]
         let data = #"[{"probe":"dk.dtu.imm.sensible.battery","datetime":"2020-06-01 14:05","level":0.85,"state":"charging","sequence":\#(number)}]"#
         do {
-            let reply = try await client.send(.POST, "/upload", headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                                              body: Self.form([("device_id", device), ("data", data), ("file_hash", Self.md5(data))]))
+            let reply = try await client.send(
+                .POST, "/upload", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Self.form([("device_id", device), ("data", data), ("file_hash", Self.md5(data))]))
             if reply.succeeded { ledger.record(Batch(device: device, sequence: number)) }
             return .answered("upload", reply.status)
         } catch {
@@ -60,7 +62,8 @@ struct OpenSenseScenario: Scenario {
 
     func verify(client: LoadClient) async throws -> Verification {
         let found = try await concurrently(devices) { device in
-            let reply = try await client.send(.GET, "/admin/v1/opensense/batches?device_id=\(device)&format=ndjson", admin: true, timeout: .seconds(300))
+            let reply = try await client.send(
+                .GET, "/admin/v1/opensense/batches?device_id=\(device)&format=ndjson", admin: true, timeout: .seconds(300))
             guard reply.succeeded else { throw SetupError.refused("the batch export", reply) }
             return reply.text.split(separator: "\n").compactMap { line -> Batch? in
                 guard let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -39,8 +39,10 @@ struct TwomesScenario: Scenario {
     var shape = Shape.fleet
     let ledger = Ledger<Measurement>()
 
-    static func prepare(client: LoadClient, devices count: Int, shape: Shape = .fleet,
-                        log: @escaping @Sendable (String) -> Void) async throws -> TwomesScenario {
+    static func prepare(
+        client: LoadClient, devices count: Int, shape: Shape = .fleet,
+        log: @escaping @Sendable (String) -> Void
+    ) async throws -> TwomesScenario {
         let devices = try await concurrently(Array(0..<count)) { _ in try await provision(client) }
         log("twomes     \(devices.count) accounts with a device each, activated")
         return TwomesScenario(devices: devices, shape: shape)
@@ -50,7 +52,8 @@ struct TwomesScenario: Scenario {
     static func provision(_ client: LoadClient) async throws -> Device {
         let account = try await client.setupJSON("POST /account", .POST, "/account", json: "{}", admin: true)
         guard let activation = account["activation_token"] as? String else { throw SetupError("POST /account gave no activation token") }
-        let session = try await client.setupJSON("POST /account/activate", .POST, "/account/activate", json: #"{"activation_token":"\#(activation)"}"#)
+        let session = try await client.setupJSON(
+            "POST /account/activate", .POST, "/account/activate", json: #"{"activation_token":"\#(activation)"}"#)
         guard let accountSession = session["session_token"] as? String else { throw SetupError("POST /account/activate gave no session") }
         // Twomes device names (`TWOMES-` and six hex digits) leave room for 16.7 million devices: a load that makes
         // thousands meets one in use now and then.
@@ -58,15 +61,20 @@ struct TwomesScenario: Scenario {
         for _ in 0..<8 where created == nil {
             let name = "TWOMES-" + String(format: "%06X", Int.random(in: 0..<0x1000000))
             do {
-                created = (name, try await client.setupJSON("POST /device", .POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true))
+                created = (
+                    name,
+                    try await client.setupJSON(
+                        "POST /device", .POST, "/device", json: #"{"name":"\#(name)","device_type":"Generic-Test"}"#, admin: true)
+                )
             } catch let error as SetupError where error.description.contains("Device name already in use") {
                 continue
             }
         }
         guard let (name, device) = created else { throw SetupError("POST /device: eight random device names in a row were in use") }
         guard let token = device["activation_token"] as? String else { throw SetupError("POST /device gave no activation token") }
-        _ = try await client.setupJSON("POST /account/device/activate", .POST, "/account/device/activate",
-                                       json: #"{"activation_token":"\#(token)"}"#, headers: [("Authorization", "Bearer \(accountSession)")])
+        _ = try await client.setupJSON(
+            "POST /account/device/activate", .POST, "/account/device/activate",
+            json: #"{"activation_token":"\#(token)"}"#, headers: [("Authorization", "Bearer \(accountSession)")])
         let activated = try await client.setupJSON("POST /device/activate", .POST, "/device/activate", json: #"{"activation_token":"\#(token)"}"#)
         guard let deviceSession = activated["session_token"] as? String else { throw SetupError("POST /device/activate gave no session") }
         return Device(name: name, sessionToken: deviceSession)
@@ -93,14 +101,16 @@ struct TwomesScenario: Scenario {
         let body: String
         if fixed {
             let values = (0..<count).map { "\"\($0)\"" }.joined(separator: ",")
-            body = #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","timestamp":\#(seconds[0]),"timestamp_type":"start","interval":1,"measurements":[\#(values)]}]}"#
+            body =
+                #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","timestamp":\#(seconds[0]),"timestamp_type":"start","interval":1,"measurements":[\#(values)]}]}"#
         } else {
             let measurements = seconds.map { #"{"timestamp":\#($0),"value":"0"}"# }.joined(separator: ",")
             body = #"{"upload_time":\#(now),"property_measurements":[{"property_name":"heartbeat","measurements":[\#(measurements)]}]}"#
         }
         do {
-            let reply = try await client.send(.POST, "/device/measurements/\(fixed ? "fixed" : "variable")-interval", json: body,
-                                              headers: [("Authorization", "Bearer \(device.sessionToken)")])
+            let reply = try await client.send(
+                .POST, "/device/measurements/\(fixed ? "fixed" : "variable")-interval", json: body,
+                headers: [("Authorization", "Bearer \(device.sessionToken)")])
             if reply.succeeded { ledger.record(seconds.map { Measurement(device: device.name, second: $0) }) }
             return .answered(kind, reply.status)
         } catch {

@@ -28,14 +28,17 @@ struct VaultScenario: Scenario {
     static func createUser(_ client: LoadClient) async throws -> User {
         let email = "loadgen-\(UUID().uuidString.prefix(12).lowercased())@example.org"
         let password = UUID().uuidString
-        let user = try await client.setupJSON("POST /admin/v1/vault/users", .POST, "/admin/v1/vault/users",
-                                              json: #"{"email":"\#(email)","name":"Load generator","password":"\#(password)"}"#, admin: true)
+        let user = try await client.setupJSON(
+            "POST /admin/v1/vault/users", .POST, "/admin/v1/vault/users",
+            json: #"{"email":"\#(email)","name":"Load generator","password":"\#(password)"}"#, admin: true)
         guard let id = user["id"] as? Int else { throw SetupError("POST /admin/v1/vault/users gave no id") }
-        let repo = try await client.setupJSON("POST …/repos", .POST, "/admin/v1/vault/users/\(id)/repos", json: #"{"identifier":"\#(Self.repo)"}"#, admin: true)
+        let repo = try await client.setupJSON(
+            "POST …/repos", .POST, "/admin/v1/vault/users/\(id)/repos", json: #"{"identifier":"\#(Self.repo)"}"#, admin: true)
         guard let publicKey = repo["public_key"] as? String, let repoID = repo["id"] as? Int else { throw SetupError("the repo has no public key") }
-        let login = try await client.setupJSON("POST /oauth/token", .POST, "/oauth/token",
-                                               body: OpenSenseScenario.form([("grant_type", "password"), ("email", email), ("password", password)]),
-                                               headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        let login = try await client.setupJSON(
+            "POST /oauth/token", .POST, "/oauth/token",
+            body: OpenSenseScenario.form([("grant_type", "password"), ("email", email), ("password", password)]),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")])
         guard let token = login["access_token"] as? String else { throw SetupError("the login gave no access token") }
         return User(accessToken: token, publicKey: publicKey, repoID: repoID)
     }
@@ -55,7 +58,8 @@ struct VaultScenario: Scenario {
             default:
                 kind = "sealed-batch"
                 let records = try (0..<Self.batchSize).map { index in
-                    try OYDRecord.seal(#"{"operation":\#(number),"record":\#(index),"timestamp":"2020-06-01T14:05:00Z"}"#, publicKeyHex: user.publicKey)
+                    try OYDRecord.seal(
+                        #"{"operation":\#(number),"record":\#(index),"timestamp":"2020-06-01T14:05:00Z"}"#, publicKeyHex: user.publicKey)
                 }
                 let body = try JSONEncoder().encode(records)
                 let reply = try await client.send(.POST, "/api/repos/\(Self.repo)/items", headers: auth, body: body)
@@ -72,8 +76,9 @@ struct VaultScenario: Scenario {
             var nonces: [String] = []
             var page = 1
             while true {
-                let reply = try await client.send(.GET, "/api/repos/\(Self.repo)/items?page=\(page)&size=1000",
-                                                  headers: [("Authorization", "Bearer \(user.accessToken)")], timeout: .seconds(120))
+                let reply = try await client.send(
+                    .GET, "/api/repos/\(Self.repo)/items?page=\(page)&size=1000",
+                    headers: [("Authorization", "Bearer \(user.accessToken)")], timeout: .seconds(120))
                 guard reply.succeeded, let items = try JSONSerialization.jsonObject(with: reply.body) as? [[String: Any]] else {
                     throw SetupError.refused("reading the items back", reply)
                 }

@@ -165,8 +165,10 @@ struct Handshake: Sendable {
 
     // MARK: Session
 
-    private func openSession(app: Int64, deviceId: String, request: HandshakeRequest, preMasterSecret: [UInt8],
-                             context: CallContext) async throws -> HandshakeResponse {
+    private func openSession(
+        app: Int64, deviceId: String, request: HandshakeRequest, preMasterSecret: [UInt8],
+        context: CallContext
+    ) async throws -> HandshakeResponse {
         let serverSeed = (0..<SessionKeys.seedLength).map { _ in UInt8.random(in: .min ... .max) }
         let keys = SessionKeys.derive(preMasterSecret: preMasterSecret, clientSeed: request.seedBytes, serverSeed: serverSeed)
         let session = try await sessions.open(app: app, keys: keys, lifetime: LemonSessions.lifetime, logger: context.logger)

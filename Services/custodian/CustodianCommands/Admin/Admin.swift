@@ -11,7 +11,10 @@ struct Admin: AsyncParsableCommand {
         subcommands: [Bootstrap.self, CreateToken.self, ListTokens.self, RevokeToken.self, CreateConsumer.self])
 
     struct DatabaseOption: ParsableArguments {
-        @Option(help: "An administrator's database URL (default: CUSTODIAN_DATABASE_URL, else the one `custodian up` wrote to <data-dir>/admin-database.url).")
+        @Option(
+            help:
+                "An administrator's database URL (default: CUSTODIAN_DATABASE_URL, else the one `custodian up` wrote to <data-dir>/admin-database.url)."
+        )
         var databaseURL: String?
         @Option(help: "The data directory of `custodian up`, whose database and sealing key are used by default.")
         var dataDir = ".custodian"
@@ -19,7 +22,9 @@ struct Admin: AsyncParsableCommand {
         func url() throws -> DatabaseURL {
             let written = Files.read(Files.absolute(dataDir) + "/" + Up.adminDatabaseURLFile)
             guard let text = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] ?? written else {
-                throw ValidationError("pass --database-url, set CUSTODIAN_DATABASE_URL, or run this where `custodian up` runs (it writes \(dataDir)/\(Up.adminDatabaseURLFile)), or pass its --data-dir")
+                throw ValidationError(
+                    "pass --database-url, set CUSTODIAN_DATABASE_URL, or run this where `custodian up` runs (it writes \(dataDir)/\(Up.adminDatabaseURLFile)), or pass its --data-dir"
+                )
             }
             return try DatabaseURL(text)
         }
@@ -33,7 +38,10 @@ struct Admin: AsyncParsableCommand {
 
         func run() async throws {
             let logger = Logger(label: "custodian")
-            guard let token = try await Deployment.bootstrapAdminToken(try database.url(), force: false, label: "bootstrap", command: "custodian admin bootstrap", logger: logger) else {
+            guard
+                let token = try await Deployment.bootstrapAdminToken(
+                    try database.url(), force: false, label: "bootstrap", command: "custodian admin bootstrap", logger: logger)
+            else {
                 throw CLIError("an admin token exists already; make another with `custodian admin create-token`")
             }
             print(token)
@@ -43,7 +51,9 @@ struct Admin: AsyncParsableCommand {
     struct CreateToken: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Creates an admin identity and prints its token once.",
-            discussion: "Scopes: researcher (reads lists and exports), operator (also creates and changes), owner (everything, tokens and the audit log included).")
+            discussion:
+                "Scopes: researcher (reads lists and exports), operator (also creates and changes), owner (everything, tokens and the audit log included)."
+        )
 
         @OptionGroup var database: DatabaseOption
         @Option(help: "Who or what the token is for, to tell identities apart.") var label = "admin"
@@ -51,7 +61,9 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "How long the token works: 90d, 12h, 30m, 3600s (default: until it is revoked).") var expires: String?
 
         func validate() throws {
-            guard CreateAdminToken.validLabel(label) != nil else { throw ValidationError("a label has 1 to 100 characters and no control characters") }
+            guard CreateAdminToken.validLabel(label) != nil else {
+                throw ValidationError("a label has 1 to 100 characters and no control characters")
+            }
             guard AdminScope(rawValue: scope) != nil else { throw ValidationError("--scope must be \(AdminScope.names)") }
             _ = try lifetime()
         }
@@ -59,7 +71,8 @@ struct Admin: AsyncParsableCommand {
         /// `--expires` in seconds; `d` (days) is read here, the rest as every duration of the command line.
         func lifetime() throws -> Int? {
             guard let expires else { return nil }
-            let duration = expires.hasSuffix("d") ? Double(expires.dropLast()).map { Duration.seconds($0 * 86_400) } : CommandLineDuration.parse(expires)
+            let duration =
+                expires.hasSuffix("d") ? Double(expires.dropLast()).map { Duration.seconds($0 * 86_400) } : CommandLineDuration.parse(expires)
             guard let seconds = duration.map({ Int($0.components.seconds) }), (1...CreateAdminToken.longestLife).contains(seconds) else {
                 throw ValidationError("--expires takes a duration from 1s to 3650d, like 90d, 12h or 30m")
             }
@@ -69,7 +82,8 @@ struct Admin: AsyncParsableCommand {
         func run() async throws {
             let logger = Logger(label: "custodian")
             let token = try await Deployment.bootstrapAdminToken(
-                try database.url(), force: true, label: CreateAdminToken.validLabel(label) ?? label, scope: AdminScope(rawValue: scope) ?? .researcher,
+                try database.url(), force: true, label: CreateAdminToken.validLabel(label) ?? label,
+                scope: AdminScope(rawValue: scope) ?? .researcher,
                 expiresIn: try lifetime(), command: "custodian admin create-token", logger: logger)
             print(token ?? "")
         }
@@ -93,8 +107,11 @@ struct Admin: AsyncParsableCommand {
             }
             print(["id", "scope", "label", "created_by", "created_at", "expires_at", "last_used_at", "revoked_at"].joined(separator: "\t"))
             for identity in list.identities {
-                print([identity.id, identity.scope.rawValue, identity.label, identity.created_by ?? "-", identity.created_at,
-                       identity.expires_at ?? "-", identity.last_used_at ?? "-", identity.revoked_at ?? "-"].joined(separator: "\t"))
+                print(
+                    [
+                        identity.id, identity.scope.rawValue, identity.label, identity.created_by ?? "-", identity.created_at,
+                        identity.expires_at ?? "-", identity.last_used_at ?? "-", identity.revoked_at ?? "-",
+                    ].joined(separator: "\t"))
             }
         }
     }

@@ -15,14 +15,18 @@ struct CommandAudit: Sendable {
     }
 
     /// Runs `body` between a `begin` entry (without which it does not run) and an `end` entry naming what it returned.
-    func record<T: Sendable>(_ command: String, targets: [String] = [], logger: Logger,
-                             _ body: () async throws -> (T, [String])) async throws -> T {
-        var record = AuditRecord(phase: .begin, identity: "cli", identity_label: Self.identityLabel, scope: AdminScope.owner.rawValue,
-                                 action: command, targets: targets, query: nil, request_id: "cli-\(RequestID.random())")
+    func record<T: Sendable>(
+        _ command: String, targets: [String] = [], logger: Logger,
+        _ body: () async throws -> (T, [String])
+    ) async throws -> T {
+        var record = AuditRecord(
+            phase: .begin, identity: "cli", identity_label: Self.identityLabel, scope: AdminScope.owner.rawValue,
+            action: command, targets: targets, query: nil, request_id: "cli-\(RequestID.random())")
         do {
             try await ledger.append(record, logger: logger)
         } catch {
-            throw CLIError("the audit log cannot be written, so nothing was done (\(error)); has `custodian setup` or `custodian up` provisioned this database?")
+            throw CLIError(
+                "the audit log cannot be written, so nothing was done (\(error)); has `custodian setup` or `custodian up` provisioned this database?")
         }
         record.phase = .end
         do {

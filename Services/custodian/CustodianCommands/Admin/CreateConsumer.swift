@@ -16,7 +16,10 @@ extension Admin {
 
         @OptionGroup var database: DatabaseOption
         @Option(parsing: .unconditional, help: "What the consumer is (an app, a tool), to tell consumers apart.") var name: String
-        @Option(help: "The deployment's sealing key file (default: CUSTODIAN_SEALING_KEY or CUSTODIAN_SEALING_KEY_FILE, else <data-dir>/secrets/sealing-key of `custodian up`).")
+        @Option(
+            help:
+                "The deployment's sealing key file (default: CUSTODIAN_SEALING_KEY or CUSTODIAN_SEALING_KEY_FILE, else <data-dir>/secrets/sealing-key of `custodian up`)."
+        )
         var sealingKeyFile: String?
 
         func run() async throws {
@@ -46,7 +49,9 @@ extension Admin {
             }
             let configuration = try Configuration(arguments: [])
             guard let key = configuration[RuntimeKey.sealingKey] ?? Files.read(Files.absolute(database.dataDir) + "/secrets/sealing-key") else {
-                throw ValidationError("pass --sealing-key-file, set CUSTODIAN_SEALING_KEY(_FILE), or run this where `custodian up` runs (its <data-dir>/secrets/sealing-key): the key the routes service seals secrets with")
+                throw ValidationError(
+                    "pass --sealing-key-file, set CUSTODIAN_SEALING_KEY(_FILE), or run this where `custodian up` runs (its <data-dir>/secrets/sealing-key): the key the routes service seals secrets with"
+                )
             }
             return key
         }

@@ -67,7 +67,8 @@ struct Stats: AsyncParsableCommand {
         }
 
         private func post(_ client: HTTPClient, data: Data, token: String) async throws -> (HTTPResponseStatus, Data) {
-            var components = URLComponents(string: server.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/admin/v1/statistics/covid/imports")
+            var components = URLComponents(
+                string: server.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/admin/v1/statistics/covid/imports")
             components?.queryItems = [URLQueryItem(name: "source", value: source), URLQueryItem(name: "source_url", value: sourceURL)]
                 .filter { $0.value != nil }
             // `+` is a space in a query; a source name may hold one.

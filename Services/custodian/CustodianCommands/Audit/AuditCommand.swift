@@ -25,7 +25,9 @@ struct AuditCommand: AsyncParsableCommand {
 
         func run() async throws {
             let published = try heads.map { text in
-                guard let head = AuditHead(text: text) else { throw ValidationError("--head \(text) is not SEQ:HASH (a number, a colon, 64 hex digits)") }
+                guard let head = AuditHead(text: text) else {
+                    throw ValidationError("--head \(text) is not SEQ:HASH (a number, a colon, 64 hex digits)")
+                }
                 return head
             }
             let logger = Logger(label: "custodian")

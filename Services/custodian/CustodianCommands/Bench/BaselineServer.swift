@@ -18,14 +18,17 @@ import ServiceLifecycle
 /// pass between them within one turn of a loop, without the wake-ups any server that is not its own client pays.
 enum BaselineServer {
     /// The app, listening on a free port of 127.0.0.1; `onListening` gets its URL.
-    static func application(certificate: String?, key: String?, logger: Logger,
-                            onListening: @escaping @Sendable (String) -> Void) throws -> some ApplicationProtocol {
+    static func application(
+        certificate: String?, key: String?, logger: Logger,
+        onListening: @escaping @Sendable (String) -> Void
+    ) throws -> some ApplicationProtocol {
         let router = Router()
         router.post("/upload") { request, _ -> Response in
             let bytes = try await request.body.collect(upTo: 1024 * 1024)
             let fields = try? JSONValue.parse(bytes.readableBytesView, maximumDepth: 32)
             if case .object(let object)? = fields, case .string(let id)? = object["device_id"], !id.isEmpty {
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
             }
             let answer = JSONValue.object(["error": "Missing device_id parameter"]).jsonBytes
             return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
@@ -33,14 +36,18 @@ enum BaselineServer {
         let server: HTTPServerBuilder
         if let certificate, let key {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))))
+            server = try .tls(
+                .http1(),
+                tlsConfiguration: .makeServerConfiguration(
+                    certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))))
         } else {
             server = .http1()
         }
         let scheme = certificate == nil ? "http" : "https"
-        return Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                           onServerRunning: { channel in onListening("\(scheme)://127.0.0.1:\(channel.localAddress?.port ?? 0)") },
-                           logger: logger)
+        return Application(
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in onListening("\(scheme)://127.0.0.1:\(channel.localAddress?.port ?? 0)") },
+            logger: logger)
     }
 
     /// Runs `body` with the URL of a baseline server in a child process, which is stopped afterwards.
@@ -81,8 +88,9 @@ enum BaselineServer {
 /// `custodian bench-baseline`: the split-tax baseline as its own process (started by `custodian bench`); prints its URL
 /// and serves until SIGTERM or SIGINT.
 struct BenchBaseline: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench-baseline", abstract: "Serves the split-tax baseline (for custodian bench).",
-                                                    shouldDisplay: false)
+    static let configuration = CommandConfiguration(
+        commandName: "bench-baseline", abstract: "Serves the split-tax baseline (for custodian bench).",
+        shouldDisplay: false)
 
     @Option(help: "A PEM certificate, for HTTPS.") var certificate: String?
     @Option(help: "Its PEM private key.") var key: String?

@@ -17,8 +17,9 @@ struct BatchWriteBench {
     func run(_ client: LoadClient) async throws -> BenchReport.BatchWrites {
         let account = try await Workloads.vaultAccount(client: client)
         let records = try (0..<Self.batches * Self.batchSize).map { index in
-            try OYDRecord.seal(#"{"timestamp":"2017-12-28T01:10:22Z","latitude":15.4291,"longitude":47.0703,"datum":"EPSG:4326","n":\#(index)}"#,
-                               publicKeyHex: account.publicKey)
+            try OYDRecord.seal(
+                #"{"timestamp":"2017-12-28T01:10:22Z","latitude":15.4291,"longitude":47.0703,"datum":"EPSG:4326","n":\#(index)}"#,
+                publicKeyHex: account.publicKey)
         }
         let encoder = JSONEncoder()
         // The rows as the vault stores them: the repo, the record's JSON (sorted keys), its nonce; a batch each.
@@ -41,7 +42,8 @@ struct BatchWriteBench {
                 let range = batch * Self.batchSize..<(batch + 1) * Self.batchSize
                 let body = try encoder.encode(Array(records[range]))
                 let started = ContinuousClock.now
-                let reply = try await client.send(.POST, "/api/repos/\(account.repo)/items", headers: [("Authorization", "Bearer \(account.accessToken)")], body: body)
+                let reply = try await client.send(
+                    .POST, "/api/repos/\(account.repo)/items", headers: [("Authorization", "Bearer \(account.accessToken)")], body: body)
                 apiSeconds += (ContinuousClock.now - started).seconds
                 guard reply.succeeded else { throw CLIError("a batch was refused: \(reply.status) \(reply.text.prefix(300))") }
                 stored += ((reply.json?["responses"] as? [[String: Any]]) ?? []).filter { $0["status"] as? Int == 200 }.count

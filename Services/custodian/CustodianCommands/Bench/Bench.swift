@@ -37,9 +37,13 @@ struct Bench: AsyncParsableCommand {
             var result = BenchReport(server: connection.server, durationSeconds: length.seconds)
             if part == .splitTax || part == .all { result.splitTax = try await SplitTaxBench(connection: connection, duration: length).run() }
             if part == .batchWrites || part == .all {
-                result.batchWrites = try await BatchWriteBench(databaseURL: try databaseURL.map { try DatabaseURL($0) } ?? connection.privateClusterURL()).run(client)
+                result.batchWrites = try await BatchWriteBench(
+                    databaseURL: try databaseURL.map { try DatabaseURL($0) } ?? connection.privateClusterURL()
+                ).run(client)
             }
-            if part == .ingestion || part == .all { (result.ingestion, result.ingestionLost) = try await IngestionBench(duration: length).run(client) }
+            if part == .ingestion || part == .all {
+                (result.ingestion, result.ingestionLost) = try await IngestionBench(duration: length).run(client)
+            }
             outcome = .success(result)
         } catch {
             outcome = .failure(error)

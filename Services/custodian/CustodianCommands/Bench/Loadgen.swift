@@ -35,7 +35,8 @@ struct Loadgen: AsyncParsableCommand {
         } else if let kind = ScenarioKind(rawValue: scenario) {
             kinds = [(kind, 1)]
         } else {
-            throw ValidationError("--scenario must be one of \(ScenarioKind.allCases.map(\.rawValue).joined(separator: ", ")) or mixed, not '\(scenario)'")
+            throw ValidationError(
+                "--scenario must be one of \(ScenarioKind.allCases.map(\.rawValue).joined(separator: ", ")) or mixed, not '\(scenario)'")
         }
         guard let length = CommandLineDuration.parse(duration), length > .zero else {
             throw ValidationError("--duration must be a duration such as 30s, 10m or 60 (seconds), not '\(duration)'")
@@ -71,8 +72,10 @@ struct Loadgen: AsyncParsableCommand {
             })
         let outcome: Result<LoadReport, any Error>
         do {
-            outcome = .success(try await LoadRunner.run(plan, client: client, output: output,
-                                                        processes: ProcessMemory.platformProcesses(dataDirectory: connection.dataDir)))
+            outcome = .success(
+                try await LoadRunner.run(
+                    plan, client: client, output: output,
+                    processes: ProcessMemory.platformProcesses(dataDirectory: connection.dataDir)))
         } catch {
             outcome = .failure(error)
         }

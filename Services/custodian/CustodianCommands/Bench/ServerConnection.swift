@@ -25,8 +25,9 @@ struct ServerConnection: ParsableArguments {
     func loadClient(connections: Int) throws -> LoadClient {
         let defaultCertificate = dataDir + "/tls/cert.pem"
         let ca = caFile ?? (FileManager.default.fileExists(atPath: defaultCertificate) ? defaultCertificate : nil)
-        return try LoadClient.make(baseURL: server, adminToken: try adminToken(), caFile: server.hasPrefix("https") ? ca : nil,
-                                   insecure: insecure, connections: connections)
+        return try LoadClient.make(
+            baseURL: server, adminToken: try adminToken(), caFile: server.hasPrefix("https") ? ca : nil,
+            insecure: insecure, connections: connections)
     }
 }
 

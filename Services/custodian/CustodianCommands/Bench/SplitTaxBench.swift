@@ -21,7 +21,8 @@ struct SplitTaxBench {
         return try await BaselineServer.withProcess(certificate: certificate, key: key) { baseURL in
             // wrk's closed loop, not the flows' client: a small request costs AsyncHTTPClient more than it costs a server.
             let local = try FixedRequestLoad.Target(url: baseURL, tls: tls, method: .POST, path: "/upload", body: "{}", expectedStatus: 400)
-            let platform = try FixedRequestLoad.Target(url: connection.server, tls: tls, method: .POST, path: "/upload", body: "{}", expectedStatus: 400)
+            let platform = try FixedRequestLoad.Target(
+                url: connection.server, tls: tls, method: .POST, path: "/upload", body: "{}", expectedStatus: 400)
             func measure(_ target: FixedRequestLoad.Target, concurrency: Int, for length: Duration) async throws -> LatencySummary {
                 try await FixedRequestLoad.run(target, connections: concurrency, duration: length)
             }
@@ -32,9 +33,13 @@ struct SplitTaxBench {
             var single: [(inProcess: Double, gateway: Double)] = []
             var errors = 0
             for _ in 0..<Self.slices {
-                let (inProcess, gateway) = (try await measure(local, concurrency: 16, for: slice), try await measure(platform, concurrency: 16, for: slice))
+                let (inProcess, gateway) = (
+                    try await measure(local, concurrency: 16, for: slice), try await measure(platform, concurrency: 16, for: slice)
+                )
                 throughput.append((inProcess.throughput, gateway.throughput))
-                let (inProcessSingle, gatewaySingle) = (try await measure(local, concurrency: 1, for: slice), try await measure(platform, concurrency: 1, for: slice))
+                let (inProcessSingle, gatewaySingle) = (
+                    try await measure(local, concurrency: 1, for: slice), try await measure(platform, concurrency: 1, for: slice)
+                )
                 single.append((inProcessSingle.p50Milliseconds, gatewaySingle.p50Milliseconds))
                 errors += inProcess.errors + gateway.errors + inProcessSingle.errors + gatewaySingle.errors
             }

@@ -10,7 +10,10 @@ struct TLSTrustOptions: ParsableArguments {
     static let defaultServer = "https://127.0.0.1:8443"
     static let upCertificate = ".custodian/tls/cert.pem"
 
-    @Option(help: "A PEM certificate to trust besides the system's (default: \(TLSTrustOptions.upCertificate), the one `custodian up` made, when it exists).")
+    @Option(
+        help:
+            "A PEM certificate to trust besides the system's (default: \(TLSTrustOptions.upCertificate), the one `custodian up` made, when it exists)."
+    )
     var caFile: String?
     @Flag(help: "Do not verify the server's certificate at all (a development server whose certificate you do not have).")
     var insecure = false
@@ -33,7 +36,8 @@ struct TLSTrustOptions: ParsableArguments {
     /// A client that trusts what this says; the caller shuts it down.
     func httpClient() throws -> HTTPClient {
         // A server that refuses connections is retried until the connect timeout: keep the wait short.
-        HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: try configuration(), timeout: .init(connect: .seconds(5))))
+        HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: try configuration(), timeout: .init(connect: .seconds(5))))
     }
 
     /// What went wrong reaching `server`, with what to do when it was the certificate.
@@ -45,7 +49,8 @@ struct TLSTrustOptions: ParsableArguments {
         guard text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("handshakeFailed") || text.contains("certificate") else {
             return CLIError("cannot reach \(server): \(text)")
         }
-        return CLIError("""
+        return CLIError(
+            """
             \(server) presented a certificate this command does not trust. For a `custodian up` platform, pass its \
             certificate with --ca-file (\(Self.upCertificate) in the directory it runs in, trusted by default from there); \
             --insecure skips the check (development only). (\(text))

@@ -14,7 +14,8 @@ enum Deployment {
     static let services = Platform.services
 
     /// Runs `body` with a client for `url` whose `run()` is going (it answers nothing before).
-    static func withDatabase<T: Sendable>(_ url: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    static func withDatabase<T: Sendable>(_ url: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T
+    {
         try await PostgresClient.withClient(url: url, logger: logger, body)
     }
 
@@ -72,20 +73,25 @@ enum Deployment {
 
     /// Applies auth's migrations as its role and creates an admin identity if none works yet (or always, with `force`),
     /// recording it in the audit log as the command line's doing. Returns the new token, or nil when one existed.
-    static func bootstrapAdminToken(_ adminURL: DatabaseURL, force: Bool, label: String, scope: AdminScope = .owner, expiresIn: Int? = nil,
-                                    command: String, logger: Logger) async throws -> String? {
+    static func bootstrapAdminToken(
+        _ adminURL: DatabaseURL, force: Bool, label: String, scope: AdminScope = .owner, expiresIn: Int? = nil,
+        command: String, logger: Logger
+    ) async throws -> String? {
         try await withAdminTokens(adminURL, logger: logger) { tokens, audit in
             if !force, try await tokens.activeCount(logger: logger) > 0 { return nil }
             return try await audit.record(command, logger: logger) {
-                let created = try await tokens.create(label: label, scope: scope, expiresIn: expiresIn, createdBy: CommandAudit.identityLabel, logger: logger)
+                let created = try await tokens.create(
+                    label: label, scope: scope, expiresIn: expiresIn, createdBy: CommandAudit.identityLabel, logger: logger)
                 return (created.token, [created.identity.id])
             }
         }
     }
 
     /// Runs `body` with auth's identities (its migrations applied first) and the audit log the command line writes to.
-    static func withAdminTokens<T: Sendable>(_ adminURL: DatabaseURL, logger: Logger,
-                                             _ body: @Sendable (AdminTokens, CommandAudit) async throws -> T) async throws -> T {
+    static func withAdminTokens<T: Sendable>(
+        _ adminURL: DatabaseURL, logger: Logger,
+        _ body: @Sendable (AdminTokens, CommandAudit) async throws -> T
+    ) async throws -> T {
         try await withDatabase(adminURL, logger: logger) { client in
             try await MigrationRunner(schema: "auth", migrations: AuthService.migrations)
                 .run(on: client, as: DatabaseProvisioner.role(for: "auth"), logger: logger)

@@ -9,7 +9,9 @@ enum SelfSignedCertificate {
         guard !FileManager.default.fileExists(atPath: certificatePath) || !FileManager.default.fileExists(atPath: keyPath) else { return }
         let key = P256.Signing.PrivateKey()
         let privateKey = Certificate.PrivateKey(key)
-        let name = try DistinguishedName { CommonName("localhost"); OrganizationName("Custodian (self-signed)") }
+        let name = try DistinguishedName {
+            CommonName("localhost"); OrganizationName("Custodian (self-signed)")
+        }
         let now = Date()
         let certificate = try Certificate(
             version: .v3,

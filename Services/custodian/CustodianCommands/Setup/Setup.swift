@@ -16,8 +16,11 @@ struct Setup: AsyncParsableCommand {
 
     @Option(help: "An administrator's database URL (default: CUSTODIAN_ADMIN_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Where secrets are written.") var secretsDir = "/secrets"
-    @Option(name: .customLong("rpc-domain"),
-            help: "A DNS domain services are reached under over TCP (custodian.svc.cluster.local): each RPC certificate also names <process>-rpc.<domain>. Repeatable.")
+    @Option(
+        name: .customLong("rpc-domain"),
+        help:
+            "A DNS domain services are reached under over TCP (custodian.svc.cluster.local): each RPC certificate also names <process>-rpc.<domain>. Repeatable."
+    )
     var rpcDomains: [String] = []
 
     func run() async throws {

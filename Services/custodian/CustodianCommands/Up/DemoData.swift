@@ -13,16 +13,19 @@ struct DemoData {
 
     func load() async throws -> String {
         let userA = try await post("/admin/v1/vault/users", #"{"email":"user_a@ownyourdata.eu","name":"User A","password":"user_a"}"#)
-        _ = try await post("/admin/v1/vault/users", #"{"email":"user_b@ownyourdata.eu","name":"Very long User Name with many words","password":"Q/wdfbv67"}"#)
+        _ = try await post(
+            "/admin/v1/vault/users", #"{"email":"user_b@ownyourdata.eu","name":"Very long User Name with many words","password":"Q/wdfbv67"}"#)
         guard let userID = userA["id"] as? Int else { throw DemoError("the demo user was not created") }
-        let module = try await post("/admin/v1/vault/users/\(userID)/modules",
-                                    #"{"name":"Location","description":"Collect and show your location history","url":"https://location.oydapp.eu"}"#)
+        let module = try await post(
+            "/admin/v1/vault/users/\(userID)/modules",
+            #"{"name":"Location","description":"Collect and show your location history","url":"https://location.oydapp.eu"}"#)
         guard let moduleID = module["id"] as? Int else { throw DemoError("the demo module was not installed") }
         _ = try await post("/admin/v1/vault/modules/\(moduleID)/permissions", #"{"repo":"oyd.location","read":true,"write":true}"#)
         // The LEMON statistics' sample figures (Deploy/demo/covid-sample.csv).
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "source", value: CovidSample.source), URLQueryItem(name: "source_url", value: CovidSample.sourceURL)]
-        let figures = try await post("/admin/v1/statistics/covid/imports?\(query.percentEncodedQuery ?? "")", CovidSample.csv + "\n", contentType: "text/csv")
+        let figures = try await post(
+            "/admin/v1/statistics/covid/imports?\(query.percentEncodedQuery ?? "")", CovidSample.csv + "\n", contentType: "text/csv")
         let countries = (figures["countries"] as? [String])?.joined(separator: ", ") ?? "?"
         return "users user_a@ownyourdata.eu / user_a and user_b@ownyourdata.eu / Q/wdfbv67; Location module; repo oyd.location; "
             + "COVID-19 sample figures for \(countries)"

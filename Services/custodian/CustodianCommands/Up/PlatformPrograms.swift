@@ -18,9 +18,11 @@ struct PlatformPrograms: Sendable {
 
     /// `environment`: `custodian up`'s own; `parent`: its pid, which each process watches to stop with it;
     /// `publicBaseURL`: where short links point unless the environment says where the platform is reached from outside.
-    init(environment: [String: String], runtimeDirectory: String, parent: pid_t, eventLoops: Int, publicBaseURL: String,
-         binaries: String, logs: String, databaseURLs: [String: DatabaseURL], sealingKeyFile: String, lemonKeysFile: String,
-         gatewayEnvironment: [String: String]) {
+    init(
+        environment: [String: String], runtimeDirectory: String, parent: pid_t, eventLoops: Int, publicBaseURL: String,
+        binaries: String, logs: String, databaseURLs: [String: DatabaseURL], sealingKeyFile: String, lemonKeysFile: String,
+        gatewayEnvironment: [String: String]
+    ) {
         var base = environment
         base[RuntimeKey.databaseURL] = nil
         base[RuntimeKey.runtimeDirectory] = runtimeDirectory
@@ -48,8 +50,9 @@ struct PlatformPrograms: Sendable {
     }
 
     var gateway: Supervisor.Program {
-        .init(name: "gateway", executable: "\(binaries)/gateway", environment: base.merging(gatewayEnvironment) { _, new in new },
-              logFile: "\(logs)/gateway.log")
+        .init(
+            name: "gateway", executable: "\(binaries)/gateway", environment: base.merging(gatewayEnvironment) { _, new in new },
+            logFile: "\(logs)/gateway.log")
     }
 
     /// Every replica `replicas` asks for, service by service, and the gateway last.

@@ -160,8 +160,9 @@ final class Supervisor: Service, Sendable {
         let isError = { (line: Substring) in
             line.contains(" critical ") || line.contains(" error ") || line.contains(#""level":"critical""#) || line.contains(#""level":"error""#)
         }
-        guard let line = lines.last.flatMap({ last in levels.contains(where: last.contains) && !isError(last) ? nil : last })
-            ?? lines.last(where: isError)
+        guard
+            let line = lines.last.flatMap({ last in levels.contains(where: last.contains) && !isError(last) ? nil : last })
+                ?? lines.last(where: isError)
         else { return nil }
         return String(line.trimmingCharacters(in: .whitespaces).prefix(400))
     }

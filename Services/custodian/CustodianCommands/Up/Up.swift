@@ -70,7 +70,8 @@ struct Up: AsyncParsableCommand {
         let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         let adminTokenPath = dataDirectory + "/admin-token"
         if !FileManager.default.fileExists(atPath: adminTokenPath),
-            let token = try await Deployment.bootstrapAdminToken(adminURL, force: true, label: "custodian up", command: "custodian up", logger: logger)
+            let token = try await Deployment.bootstrapAdminToken(
+                adminURL, force: true, label: "custodian up", command: "custodian up", logger: logger)
         {
             try Files.write(token, to: adminTokenPath)
             TerminalOutput.say("admin      token created: \(token) (kept in \(adminTokenPath))")
@@ -107,7 +108,8 @@ struct Up: AsyncParsableCommand {
             sealingKeyFile: sealingKey, lemonKeysFile: lemonKeys, gatewayEnvironment: gatewayEnvironment)
         let programs = platform.all(replicaCounts)
 
-        let supervisor = Supervisor(programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
+        let supervisor = Supervisor(
+            programs: programs, restartDelay: .milliseconds(Int64(restartDelay * 1000)), pidDirectory: dataDirectory + "/pids")
         let url = "\(scheme)://127.0.0.1:\(port)"
         let demoMarker = dataDirectory + "/demo-loaded"
         let announcer = ReadinessAnnouncer(
@@ -117,13 +119,14 @@ struct Up: AsyncParsableCommand {
         let restarts = RestartRequests(
             dataDirectory: dataDirectory, supervisor: supervisor, replicas: replicaCounts, program: platform.replica(of:named:),
             socket: { service, instance in SocketFile.identity(runtimeDirectory.socketPath(service: service, instance: instance)) })
-        let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: supervisor),
-                .init(service: announcer, successTerminationBehavior: .ignore),
-                .init(service: restarts),
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: supervisor),
+                    .init(service: announcer, successTerminationBehavior: .ignore),
+                    .init(service: restarts),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 

@@ -21,8 +21,9 @@ struct OpenSenseAdmin: Sendable {
             """, logger: context.logger)
         var devices: [OpenSenseDeviceList.Device] = []
         for try await (id, registered, uploads, batches, last) in rows.decode((String, Date, Int, Int, Date?).self) {
-            devices.append(OpenSenseDeviceList.Device(
-                device_id: id, registered_at: Self.iso(registered), uploads: uploads, batches: batches, last_upload: last.map(Self.iso)))
+            devices.append(
+                OpenSenseDeviceList.Device(
+                    device_id: id, registered_at: Self.iso(registered), uploads: uploads, batches: batches, last_upload: last.map(Self.iso)))
         }
         return OpenSenseDeviceList(devices: devices)
     }
@@ -32,7 +33,8 @@ struct OpenSenseAdmin: Sendable {
         let rows = try await database.query(
             "SELECT key_sealed FROM devices.opensense_devices WHERE device_id = \(deviceID)", logger: context.logger)
         for try await sealed in rows.decode(Data.self) {
-            context.logger.notice("OpenSense key recovered", metadata: ["device_id": .string(deviceID), "admin": .string(context.principal?.id ?? "-")])
+            context.logger.notice(
+                "OpenSense key recovered", metadata: ["device_id": .string(deviceID), "admin": .string(context.principal?.id ?? "-")])
             return RecoveredOpenSenseKey(device_id: deviceID, key: try sealer.open(sealed, context: OpenSense.sealingContext(deviceID)))
         }
         throw RPCError.notFound("No OpenSense device \(deviceID)", reason: "device_not_found")

@@ -47,7 +47,9 @@ struct OpenSenseExport: Sendable {
                 chunk += ResearcherExport.csvLine([deviceID, probe, datetime, payload])
             case .ndjson:
                 let payloadValue = (try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8))) ?? .string(payload)
-                chunk += try ResearcherExport.ndjsonLine(["device_id": .string(deviceID), "probe": .string(probe), "datetime": .string(datetime), "payload": payloadValue])
+                chunk += try ResearcherExport.ndjsonLine([
+                    "device_id": .string(deviceID), "probe": .string(probe), "datetime": .string(datetime), "payload": payloadValue,
+                ])
             }
         }
         return StreamPage(

@@ -20,7 +20,8 @@ struct Accounts: Sendable {
         let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
         let link = try await services.call(
-            LinksMethods.activationMint, input: MintActivationLinkInput(
+            LinksMethods.activationMint,
+            input: MintActivationLinkInput(
                 kind: "account", token: token, template: linkTemplate, lifetimeSeconds: Int(activationLifetime.components.seconds)),
             context: context)
 
@@ -45,8 +46,10 @@ struct Accounts: Sendable {
         return CreateAccountResponse(id: created.id, pseudonym: created.pseudonym, activation_token: token, firebase_url: link.url)
     }
 
-    private func insertAccount(_ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date,
-                               logger: Logger) async throws -> (id: Int64, pseudonym: Int) {
+    private func insertAccount(
+        _ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date,
+        logger: Logger
+    ) async throws -> (id: Int64, pseudonym: Int) {
         if let pseudonym {
             let rows = try await connection.query(
                 """

@@ -91,7 +91,9 @@ struct DeviceLabels: Sendable {
     private func payload(_ device: Device, transport: LabelTransport) throws -> String {
         // Devices registered before tokens were sealed have only the hash: their label cannot be remade.
         guard let sealed = device.sealedToken else {
-            throw RPCError(.conflict, reason: "token_not_recoverable", message: "The activation token of \(device.name) was stored before labels were supported; register the device again")
+            throw RPCError(
+                .conflict, reason: "token_not_recoverable",
+                message: "The activation token of \(device.name) was stored before labels were supported; register the device again")
         }
         let token = try sealer.open(sealed, context: TwomesDevices.sealingContext(device.name))
         return ProvisioningPayload.text(name: device.name, pop: token, transport: transport)

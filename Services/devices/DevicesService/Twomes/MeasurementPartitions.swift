@@ -17,12 +17,14 @@ enum MeasurementPartitions {
 
     /// Creates this month's partition and the next `monthsAhead` where missing.
     static func createAhead(on database: PostgresClient, logger: Logger) async throws {
-        try await database.query(PostgresQuery(unsafeSQL: """
-            SELECT devices.create_measurement_partition(month::date)
-            FROM generate_series(date_trunc('month', now() AT TIME ZONE 'UTC'),
-                                 date_trunc('month', now() AT TIME ZONE 'UTC') + interval '\(monthsAhead) months',
-                                 interval '1 month') AS month
-            """), logger: logger)
+        try await database.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT devices.create_measurement_partition(month::date)
+                    FROM generate_series(date_trunc('month', now() AT TIME ZONE 'UTC'),
+                                         date_trunc('month', now() AT TIME ZONE 'UTC') + interval '\(monthsAhead) months',
+                                         interval '1 month') AS month
+                    """), logger: logger)
     }
 
     /// Creates the partition of the month that holds `month` unless it exists, moving that month's rows out of the

@@ -12,23 +12,30 @@ struct Measurements: Sendable {
     let sessions: Sessions
 
     func store(_ upload: VariableIntervalUpload, context: CallContext) async throws -> UploadResult {
-        try await store(upload.samples, properties: Set(upload.properties.map(\.name)), uploadTime: upload.uploadTime, digest: upload.bodyDigest, context: context)
+        try await store(
+            upload.samples, properties: Set(upload.properties.map(\.name)), uploadTime: upload.uploadTime, digest: upload.bodyDigest, context: context
+        )
     }
 
     func store(_ upload: FixedIntervalUpload, context: CallContext) async throws -> UploadResult {
-        try await store(upload.samples, properties: Set(upload.series.map(\.property)), uploadTime: upload.uploadTime, digest: upload.bodyDigest, context: context)
+        try await store(
+            upload.samples, properties: Set(upload.series.map(\.property)), uploadTime: upload.uploadTime, digest: upload.bodyDigest, context: context
+        )
     }
 
     /// One statement, one round trip: the session, the property names, the upload row (a retry — same device,
     /// same body — finds the first one and stores nothing) and the samples, atomically. `properties`: every property
     /// the upload names, with or without samples.
-    private func store(_ samples: [MeasurementUpload.Sample], properties: Set<String>, uploadTime: Date, digest: [UInt8],
-                       context: CallContext) async throws -> UploadResult {
+    private func store(
+        _ samples: [MeasurementUpload.Sample], properties: Set<String>, uploadTime: Date, digest: [UInt8],
+        context: CallContext
+    ) async throws -> UploadResult {
         let credential = try sessions.deviceToken(context)
         let statement = StoreUpload(
             tokenHash: SecretToken.hash(credential), propertyNames: properties.sorted(), bodyHash: Data(digest), uploadTime: uploadTime,
             size: samples.count, sampleProperties: samples.map(\.property), sampleTimes: samples.map(\.timestamp), sampleValues: samples.map(\.value))
-        guard let (deviceID, attached, unknown, serverTime) = try await database.execute(statement, logger: context.logger).first, deviceID != nil else {
+        guard let (deviceID, attached, unknown, serverTime) = try await database.execute(statement, logger: context.logger).first, deviceID != nil
+        else {
             throw Sessions.invalidDeviceToken
         }
         guard attached == true else { throw Sessions.deviceNotAttached }

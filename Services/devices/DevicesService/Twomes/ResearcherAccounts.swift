@@ -29,11 +29,15 @@ struct ResearcherAccounts: Sendable {
             (Int, Date, Date?, String?, String?, Date?, Date?).self)
         {
             if accounts.last?.pseudonym != pseudonym {
-                accounts.append(AccountsPage.Account(pseudonym: pseudonym, created_on: TwomesTime.render(created), activated_on: activated.map(TwomesTime.render), devices: []))
+                accounts.append(
+                    AccountsPage.Account(
+                        pseudonym: pseudonym, created_on: TwomesTime.render(created), activated_on: activated.map(TwomesTime.render), devices: []))
             }
             if let device, let type {
-                accounts[accounts.count - 1].devices.append(AccountsPage.Device(
-                    name: device, device_type: type, activated_on: deviceActivated.map(TwomesTime.render), last_seen: lastSeen.map(TwomesTime.render)))
+                accounts[accounts.count - 1].devices.append(
+                    AccountsPage.Device(
+                        name: device, device_type: type, activated_on: deviceActivated.map(TwomesTime.render),
+                        last_seen: lastSeen.map(TwomesTime.render)))
             }
         }
         return AccountsPage(accounts: accounts, next_after: accounts.count == limit ? accounts.last?.pseudonym : nil)
@@ -57,10 +61,11 @@ struct ResearcherAccounts: Sendable {
         for try await (name, type, pseudonym, created, activated, lastSeen, printedOn) in rows.decode(
             (String, String, Int?, Date, Date?, Date?, Date?).self)
         {
-            devices.append(DevicesPage.Device(
-                name: name, device_type: type, pseudonym: pseudonym, created_on: TwomesTime.render(created),
-                activated_on: activated.map(TwomesTime.render), last_seen: lastSeen.map(TwomesTime.render),
-                label_printed_on: printedOn.map(TwomesTime.render)))
+            devices.append(
+                DevicesPage.Device(
+                    name: name, device_type: type, pseudonym: pseudonym, created_on: TwomesTime.render(created),
+                    activated_on: activated.map(TwomesTime.render), last_seen: lastSeen.map(TwomesTime.render),
+                    label_printed_on: printedOn.map(TwomesTime.render)))
         }
         return DevicesPage(devices: devices, next_after: devices.count == limit ? devices.last?.name : nil)
     }

@@ -32,7 +32,8 @@ struct ConsoleAdmin: Sendable {
     }
 
     /// A streamed route's first page (the audit log's JSON page is all of it).
-    func firstPage(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput = HTTPInput(), for visit: ConsoleVisit) async throws -> StreamPage {
+    func firstPage(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput = HTTPInput(), for visit: ConsoleVisit) async throws -> StreamPage
+    {
         try await call(method, path, input, for: visit, as: StreamPage.self)
     }
 
@@ -40,7 +41,8 @@ struct ConsoleAdmin: Sendable {
     func response(_ method: HTTPRequest.Method, _ path: String, _ input: HTTPInput, for visit: ConsoleVisit) async throws -> Response {
         let forwarder = try forwarder(method, path)
         do {
-            return try await forwarder.answer(input, callContext: gate.callContext(visit.context, principal: visit.principal), logger: visit.context.logger)
+            return try await forwarder.answer(
+                input, callContext: gate.callContext(visit.context, principal: visit.principal), logger: visit.context.logger)
         } catch let error as GatewayError {
             throw ConsoleFailure(error)
         }

@@ -12,7 +12,8 @@ extension ConsoleRoutes {
     func addAdministration(_ router: Router<GatewayRequestContext>) {
         page(router, .get, "/console/audit") { try await audit($0) }
         page(router, .get, "/console/audit/download") { visit in
-            try await download(visit, route: "/admin/v1/audit", names: ["format"] + Self.auditFilters) { error in try await audit(visit, error: error) }
+            try await download(visit, route: "/admin/v1/audit", names: ["format"] + Self.auditFilters) { error in try await audit(visit, error: error)
+            }
         }
         page(router, .get, "/console/tokens") { try await tokens($0) }
         page(router, .post, "/console/tokens", createToken)
@@ -39,8 +40,10 @@ extension ConsoleRoutes {
         let filterQuery = Self.auditFilters.compactMap { name in filters[name].map { "\(name)=\(Self.queryEscaped($0))" } }.joined(separator: "&")
         var values: [String: Any] = ["entries": entries, "filters": filters, "filterQuery": filterQuery]
         if case .int(let next)? = answer["next_after"] { values["next"] = next }
-        return ConsolePage(title: "Audit log", template: "audit", values: values, status: error?.status ?? .ok, error: error?.message,
-                           section: "audit").response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "Audit log", template: "audit", values: values, status: error?.status ?? .ok, error: error?.message,
+            section: "audit"
+        ).response(csrf: visit.csrf)
     }
 
     func tokens(_ visit: ConsoleVisit, created: JSONValue? = nil, notice: String? = nil, error: ConsoleFailure? = nil) async throws -> Response {
@@ -54,8 +57,10 @@ extension ConsoleRoutes {
             "scopes": AdminScope.allCases.map(\.rawValue),
         ]
         if let created { values["created"] = created.templateValue }
-        return ConsolePage(title: "Admin tokens", template: "tokens", values: values, status: error?.status ?? (created == nil ? .ok : .created),
-                           notice: notice, error: error?.message, section: "tokens").response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "Admin tokens", template: "tokens", values: values, status: error?.status ?? (created == nil ? .ok : .created),
+            notice: notice, error: error?.message, section: "tokens"
+        ).response(csrf: visit.csrf)
     }
 
     private func createToken(_ visit: ConsoleVisit) async throws -> Response {
@@ -91,42 +96,42 @@ extension ConsoleTemplates {
 
     static let administrationTemplates: [String: String] = [
         "audit": """
-            <p>Every admin action, by whom and on what, in the order it was recorded: a <code>begin</code> entry before the action and an
-            <code>end</code> entry with its outcome. Each entry carries the hash of the one before it (<code>custodian audit verify</code>).</p>
-            <form class="stack" method="get" action="/console/audit">
-            <div><label for="audit-identity">Identity (label or id)</label><input id="audit-identity" name="identity" value="{{filters.identity}}"></div>
-            <div><label for="audit-action">Action</label><input id="audit-action" name="action" value="{{filters.action}}" placeholder="GET /admin/v1/measurements"></div>
-            <div><label for="audit-target">Target (a pseudonym, a device, an id)</label><input id="audit-target" name="target" value="{{filters.target}}"></div>
-            <div><label for="audit-from">From</label><input id="audit-from" name="from" value="{{filters.from}}" placeholder="2026-01-01T00:00:00Z"></div>
-            <div><label for="audit-to">To</label><input id="audit-to" name="to" value="{{filters.to}}"></div>
-            <div><button id="audit-filter" type="submit">Show</button></div></form>
-            <p><a id="audit-csv" href="/console/audit/download?format=csv&{{filterQuery}}">Download as CSV</a> ·
-            <a id="audit-ndjson" href="/console/audit/download?format=ndjson&{{filterQuery}}">Download as NDJSON</a></p>
-            <table id="audit-entries"><thead><tr><th scope="col" class="number">#</th><th scope="col">When (UTC)</th><th scope="col">Phase</th>
-            <th scope="col">Who</th><th scope="col">Action</th><th scope="col">Targets</th><th scope="col">Query</th><th scope="col" class="number">Status</th>
-            <th scope="col" class="number">Rows</th><th scope="col" class="number">Bytes</th></tr></thead>
-            <tbody>{{#entries}}<tr data-seq="{{seq}}"><td class="number">{{seq}}</td><td>{{at}}</td><td>{{phase}}</td><td>{{who}}</td><td><code>{{action}}</code></td>
-            <td>{{#targets}}<a href="/console/audit?target={{link}}">{{id}}</a> {{/targets}}</td><td><code>{{query}}</code></td>
-            <td class="number">{{status}}</td><td class="number">{{rows}}</td><td class="number">{{bytes}}</td></tr>{{/entries}}
-            {{^entries}}<tr><td colspan="10">No entries match.</td></tr>{{/entries}}</tbody></table>
-            {{#next}}<p><a id="audit-next" href="/console/audit?after={{next}}&{{filterQuery}}">Later entries</a></p>{{/next}}
-            """,
+        <p>Every admin action, by whom and on what, in the order it was recorded: a <code>begin</code> entry before the action and an
+        <code>end</code> entry with its outcome. Each entry carries the hash of the one before it (<code>custodian audit verify</code>).</p>
+        <form class="stack" method="get" action="/console/audit">
+        <div><label for="audit-identity">Identity (label or id)</label><input id="audit-identity" name="identity" value="{{filters.identity}}"></div>
+        <div><label for="audit-action">Action</label><input id="audit-action" name="action" value="{{filters.action}}" placeholder="GET /admin/v1/measurements"></div>
+        <div><label for="audit-target">Target (a pseudonym, a device, an id)</label><input id="audit-target" name="target" value="{{filters.target}}"></div>
+        <div><label for="audit-from">From</label><input id="audit-from" name="from" value="{{filters.from}}" placeholder="2026-01-01T00:00:00Z"></div>
+        <div><label for="audit-to">To</label><input id="audit-to" name="to" value="{{filters.to}}"></div>
+        <div><button id="audit-filter" type="submit">Show</button></div></form>
+        <p><a id="audit-csv" href="/console/audit/download?format=csv&{{filterQuery}}">Download as CSV</a> ·
+        <a id="audit-ndjson" href="/console/audit/download?format=ndjson&{{filterQuery}}">Download as NDJSON</a></p>
+        <table id="audit-entries"><thead><tr><th scope="col" class="number">#</th><th scope="col">When (UTC)</th><th scope="col">Phase</th>
+        <th scope="col">Who</th><th scope="col">Action</th><th scope="col">Targets</th><th scope="col">Query</th><th scope="col" class="number">Status</th>
+        <th scope="col" class="number">Rows</th><th scope="col" class="number">Bytes</th></tr></thead>
+        <tbody>{{#entries}}<tr data-seq="{{seq}}"><td class="number">{{seq}}</td><td>{{at}}</td><td>{{phase}}</td><td>{{who}}</td><td><code>{{action}}</code></td>
+        <td>{{#targets}}<a href="/console/audit?target={{link}}">{{id}}</a> {{/targets}}</td><td><code>{{query}}</code></td>
+        <td class="number">{{status}}</td><td class="number">{{rows}}</td><td class="number">{{bytes}}</td></tr>{{/entries}}
+        {{^entries}}<tr><td colspan="10">No entries match.</td></tr>{{/entries}}</tbody></table>
+        {{#next}}<p><a id="audit-next" href="/console/audit?after={{next}}&{{filterQuery}}">Later entries</a></p>{{/next}}
+        """,
         "tokens": """
-            {{#created}}<div id="created"><h2>New token</h2><p>The token of {{created.identity.label}} ({{created.identity.scope}}) is shown this once:
-            hand it over now.</p><p id="new-token" class="secret">{{created.token}}</p></div>{{/created}}
-            <h2>New identity</h2>
-            <p>Researchers read lists and exports; operators also create and change; owners do everything, tokens and the audit log included.</p>
-            <form class="stack" method="post" action="/console/tokens"><input type="hidden" name="csrf" value="{{csrf}}">
-            <div><label for="token-label">Label (who it is for)</label><input id="token-label" name="label" required maxlength="100"></div>
-            <div><label for="token-scope">Scope</label><select id="token-scope" name="scope">{{#scopes}}<option>{{.}}</option>{{/scopes}}</select></div>
-            <div><label for="token-expires">Expires after (days; empty: until revoked)</label><input id="token-expires" name="expires_days" inputmode="numeric"></div>
-            <div><button id="create-token" type="submit">Create token</button></div></form>
-            <h2>Identities</h2>
-            <table id="identities"><thead><tr><th scope="col">Label</th><th scope="col">Scope</th><th scope="col">Made by</th><th scope="col">Made</th>
-            <th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Revoked</th><th scope="col"></th></tr></thead>
-            <tbody>{{#identities}}<tr data-id="{{id}}"><td>{{label}}</td><td>{{scope}}</td><td>{{created_by}}</td><td>{{created_at}}</td><td>{{expires_at}}</td>
-            <td>{{last_used_at}}</td><td>{{revoked_at}}</td><td>{{#active}}<form method="post" action="/console/tokens/revoke"><input type="hidden" name="csrf" value="{{csrf}}">
-            <input type="hidden" name="id" value="{{id}}"><button class="secondary revoke" type="submit">Revoke</button></form>{{/active}}</td></tr>{{/identities}}</tbody></table>
-            """,
+        {{#created}}<div id="created"><h2>New token</h2><p>The token of {{created.identity.label}} ({{created.identity.scope}}) is shown this once:
+        hand it over now.</p><p id="new-token" class="secret">{{created.token}}</p></div>{{/created}}
+        <h2>New identity</h2>
+        <p>Researchers read lists and exports; operators also create and change; owners do everything, tokens and the audit log included.</p>
+        <form class="stack" method="post" action="/console/tokens"><input type="hidden" name="csrf" value="{{csrf}}">
+        <div><label for="token-label">Label (who it is for)</label><input id="token-label" name="label" required maxlength="100"></div>
+        <div><label for="token-scope">Scope</label><select id="token-scope" name="scope">{{#scopes}}<option>{{.}}</option>{{/scopes}}</select></div>
+        <div><label for="token-expires">Expires after (days; empty: until revoked)</label><input id="token-expires" name="expires_days" inputmode="numeric"></div>
+        <div><button id="create-token" type="submit">Create token</button></div></form>
+        <h2>Identities</h2>
+        <table id="identities"><thead><tr><th scope="col">Label</th><th scope="col">Scope</th><th scope="col">Made by</th><th scope="col">Made</th>
+        <th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Revoked</th><th scope="col"></th></tr></thead>
+        <tbody>{{#identities}}<tr data-id="{{id}}"><td>{{label}}</td><td>{{scope}}</td><td>{{created_by}}</td><td>{{created_at}}</td><td>{{expires_at}}</td>
+        <td>{{last_used_at}}</td><td>{{revoked_at}}</td><td>{{#active}}<form method="post" action="/console/tokens/revoke"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="id" value="{{id}}"><button class="secondary revoke" type="submit">Revoke</button></form>{{/active}}</td></tr>{{/identities}}</tbody></table>
+        """,
     ]
 }

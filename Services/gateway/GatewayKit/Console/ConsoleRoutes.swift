@@ -17,8 +17,9 @@ struct ConsoleRoutes: Sendable {
     let rateLimits: RouteRateLimits
 
     /// Login attempts are guesses at a credential: they count against the same limits as the API's.
-    static let loginRoute = Route(.post, "/console/login", service: "auth", rpc: AuthMethods.consoleLogin.name, auth: .none, style: .admin,
-                                  rateClass: .credential)
+    static let loginRoute = Route(
+        .post, "/console/login", service: "auth", rpc: AuthMethods.consoleLogin.name, auth: .none, style: .admin,
+        rateClass: .credential)
 
     func add(to router: Router<GatewayRequestContext>) {
         router.get("/console/login") { request, context in try await loginPage(request, context: context) }
@@ -56,7 +57,9 @@ struct ConsoleRoutes: Sendable {
         // A CSV of daily figures is larger than any other form: the admin route's own limit.
         page(router, .post, "/console/lemon/covid", maximumFormSize: 6 * 1024 * 1024 + 64 * 1024, importCovid)
         page(router, .get, "/console/lemon/submissions") { visit in
-            try await download(visit, route: "/admin/v1/statistics/submissions", names: ["format", "from", "to"]) { error in try await lemon(visit, error: error) }
+            try await download(visit, route: "/admin/v1/statistics/submissions", names: ["format", "from", "to"]) { error in
+                try await lemon(visit, error: error)
+            }
         }
         addAdministration(router)
         // Anything else under /console: a page saying so, in the console's look, rather than the admin API's JSON 404.
@@ -68,7 +71,8 @@ struct ConsoleRoutes: Sendable {
     /// A page behind the login: without a live session the visitor is sent to log in; a refusal becomes a page
     /// that says what went wrong, with the status and (for a service that is down) the Retry-After it came with.
     func page(
-        _ router: Router<GatewayRequestContext>, _ method: HTTPRequest.Method, _ path: String, maximumFormSize: Int = ConsoleSessionGate.maximumFormSize,
+        _ router: Router<GatewayRequestContext>, _ method: HTTPRequest.Method, _ path: String,
+        maximumFormSize: Int = ConsoleSessionGate.maximumFormSize,
         _ handler: @escaping @Sendable (ConsoleVisit) async throws -> Response
     ) {
         router.on(RouterPath(path), method: method) { request, context in
@@ -86,14 +90,15 @@ struct ConsoleRoutes: Sendable {
     }
 
     private func failurePage(_ failure: ConsoleFailure, csrf: String?) -> Response {
-        let title = switch failure.status.code {
-        case 403: "Not allowed"
-        case 404: "Not found"
-        case 429: "Too many requests"
-        case 503: "Temporarily unavailable"
-        case 500...: "Server error"
-        default: "Cannot do that"
-        }
+        let title =
+            switch failure.status.code {
+            case 403: "Not allowed"
+            case 404: "Not found"
+            case 429: "Too many requests"
+            case 503: "Temporarily unavailable"
+            case 500...: "Server error"
+            default: "Cannot do that"
+            }
         var response = ConsolePage(
             title: title, template: "message", values: ["message": failure.message, "back": "/console", "backLabel": "Back to the overview"],
             status: failure.status, section: csrf == nil ? nil : "none"
@@ -104,7 +109,9 @@ struct ConsoleRoutes: Sendable {
 
     // MARK: Login
 
-    private func loginPage(_ request: Request, context: GatewayRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func loginPage(
+        _ request: Request, context: GatewayRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         // Already logged in: on to the overview. (When `auth` cannot say, the form is shown; logging in then says why not.)
         if error == nil, (try? await gate.visit(request, context: context)) != nil { return ConsolePage.redirect(to: "/console") }
         let loginToken = SecretToken.generate(byteCount: 16)
@@ -136,7 +143,8 @@ struct ConsoleRoutes: Sendable {
                 session = try await gate.rpc.call(AuthMethods.consoleLogin, input: TokenInput(token: token), context: gate.callContext(context))
             } catch let error as RPCError where error.code == .unauthenticated {
                 rateLimits.recordAuthenticationFailure(Self.loginRoute, client: client)
-                return try await loginPage(request, context: context, error: "That admin token is not valid (or has been revoked).", status: .unauthorized)
+                return try await loginPage(
+                    request, context: context, error: "That admin token is not valid (or has been revoked).", status: .unauthorized)
             }
             var response = ConsolePage.redirect(to: "/console")
             response.setCookie(gate.sessionCookie(session))
@@ -172,12 +180,18 @@ struct ConsoleRoutes: Sendable {
         async let checks = health.checks(requestID: visit.context.requestID)
         async let counts = self.counts(visit)
         let traffic = metrics.recent.lastHour()
-        let healthRows = await checks.sorted { $0.key < $1.key }.map { ["service": $0.key, "status": $0.value, "ok": $0.value == "ok"] as [String: Any] }
+        let healthRows = await checks.sorted { $0.key < $1.key }.map {
+            ["service": $0.key, "status": $0.value, "ok": $0.value == "ok"] as [String: Any]
+        }
         return ConsolePage(
             title: "Overview", template: "overview",
-            values: ["counts": await counts, "health": healthRows,
-                     "traffic": ["requests": traffic.requests, "clientErrors": traffic.clientErrors, "serverErrors": traffic.serverErrors,
-                                 "since": Self.time(traffic.since)]],
+            values: [
+                "counts": await counts, "health": healthRows,
+                "traffic": [
+                    "requests": traffic.requests, "clientErrors": traffic.clientErrors, "serverErrors": traffic.serverErrors,
+                    "since": Self.time(traffic.since),
+                ],
+            ],
             section: "overview"
         ).response(csrf: visit.csrf)
     }
@@ -186,7 +200,9 @@ struct ConsoleRoutes: Sendable {
     /// that does not answer shows "?" rather than failing the page.
     private func counts(_ visit: ConsoleVisit) async -> [[String: Any]] {
         func count(_ path: String, _ key: String, _ query: [String: [String]] = ["limit": ["1000"]]) async -> String {
-            guard let answer = try? await admin.json(.get, path, HTTPInput(query: query), for: visit), case .array(let items)? = answer[key] else { return "?" }
+            guard let answer = try? await admin.json(.get, path, HTTPInput(query: query), for: visit), case .array(let items)? = answer[key] else {
+                return "?"
+            }
             if let next = answer["next_after"], !next.isNull { return "\(items.count)+" }
             return String(items.count)
         }
@@ -196,8 +212,12 @@ struct ConsoleRoutes: Sendable {
         async let vaultUsers = count("/admin/v1/vault/users", "users")
         async let consumers = count("/admin/v1/api-consumers", "consumers", [:])
         async let submissions: String = {
-            guard let answer = try? await admin.json(.get, "/admin/v1/statistics/submissions/counts", for: visit), case .array(let rows)? = answer["counts"] else { return "?" }
-            return String(rows.reduce(0) { total, row in if case .int(let count)? = row["count"] { return total + Int(clamping: count) } else { return total } })
+            guard let answer = try? await admin.json(.get, "/admin/v1/statistics/submissions/counts", for: visit),
+                case .array(let rows)? = answer["counts"]
+            else { return "?" }
+            return String(
+                rows.reduce(0) { total, row in if case .int(let count)? = row["count"] { return total + Int(clamping: count) } else { return total } }
+            )
         }()
         return [
             ["label": "Twomes accounts", "value": await accounts, "href": "/console/twomes/accounts"],
@@ -226,10 +246,14 @@ struct ConsoleRoutes: Sendable {
             return values
         }
         // An owner reaches each participant's audit history from their pseudonym.
-        return ConsolePage(title: "Twomes accounts", template: "accounts",
-                           values: ["accounts": accounts, "next": answer["next_after"]?.templateValue ?? false,
-                                    "owner": AdminScope(of: visit.principal) == .owner], section: "accounts")
-            .response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "Twomes accounts", template: "accounts",
+            values: [
+                "accounts": accounts, "next": answer["next_after"]?.templateValue ?? false,
+                "owner": AdminScope(of: visit.principal) == .owner,
+            ], section: "accounts"
+        )
+        .response(csrf: visit.csrf)
     }
 
     private func createAccount(_ visit: ConsoleVisit) async throws -> Response {
@@ -245,18 +269,21 @@ struct ConsoleRoutes: Sendable {
         ).response(csrf: visit.csrf)
     }
 
-    private func devices(_ visit: ConsoleVisit, form: [String: String] = [:], notice: String? = nil, error: String? = nil,
-                         status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func devices(
+        _ visit: ConsoleVisit, form: [String: String] = [:], notice: String? = nil, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         var query: [String: [String]] = ["limit": ["200"]]
         if let after = visit.query("after") { query["after"] = [after] }
         async let typesAnswer = admin.json(.get, "/admin/v1/device-types", for: visit)
         async let devicesAnswer = admin.json(.get, "/admin/v1/devices", HTTPInput(query: query), for: visit)
         let chosenType = form["device_type"]
-        let types = (try await typesAnswer)["device_types"]?.arrayValue?.map { type -> [String: Any] in
-            var values = type.templateValue as? [String: Any] ?? [:]
-            values["selected"] = type["name"]?.stringValue == chosenType
-            return values
-        } ?? []
+        let types =
+            (try await typesAnswer)["device_types"]?.arrayValue?.map { type -> [String: Any] in
+                var values = type.templateValue as? [String: Any] ?? [:]
+                values["selected"] = type["name"]?.stringValue == chosenType
+                return values
+            } ?? []
         let answer = try await devicesAnswer
         let devices = (answer["devices"]?.arrayValue ?? []).map { device -> [String: Any] in
             var values = device.templateValue as? [String: Any] ?? [:]
@@ -295,7 +322,8 @@ struct ConsoleRoutes: Sendable {
         let unprinted = visit.field("unprinted") == "true"
         let names = visit.form["name"] ?? []
         if !unprinted && names.isEmpty {
-            return try await devices(visit, error: "Select the devices whose labels to print, or print every device not printed yet.", status: .badRequest)
+            return try await devices(
+                visit, error: "Select the devices whose labels to print, or print every device not printed yet.", status: .badRequest)
         }
         var query: [String: [String]] = ["transport": [visit.field("transport") ?? "ble"]]
         if unprinted { query["unprinted"] = ["true"] } else { query["name"] = names }
@@ -307,18 +335,23 @@ struct ConsoleRoutes: Sendable {
     }
 
     private func export(_ visit: ConsoleVisit, error: ConsoleFailure? = nil) async throws -> Response {
-        let types = try await admin.json(.get, "/admin/v1/device-types", for: visit)["device_types"]?.arrayValue?.map { type -> [String: Any] in
-            var values = type.templateValue as? [String: Any] ?? [:]
-            values["properties"] = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(separator: ", ")
-            return values
-        } ?? []
-        return ConsolePage(title: "Measurements", template: "export", values: ["types": types], status: error?.status ?? .ok,
-                           error: error?.message, section: "export").response(csrf: visit.csrf)
+        let types =
+            try await admin.json(.get, "/admin/v1/device-types", for: visit)["device_types"]?.arrayValue?.map { type -> [String: Any] in
+                var values = type.templateValue as? [String: Any] ?? [:]
+                values["properties"] = (type["properties"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.joined(separator: ", ")
+                return values
+            } ?? []
+        return ConsolePage(
+            title: "Measurements", template: "export", values: ["types": types], status: error?.status ?? .ok,
+            error: error?.message, section: "export"
+        ).response(csrf: visit.csrf)
     }
 
     /// An export route's download, with the query fields the form has; a refusal shows the form's page again.
-    func download(_ visit: ConsoleVisit, route: String, names: [String],
-                          orShow page: @Sendable (ConsoleFailure) async throws -> Response) async throws -> Response {
+    func download(
+        _ visit: ConsoleVisit, route: String, names: [String],
+        orShow page: @Sendable (ConsoleFailure) async throws -> Response
+    ) async throws -> Response {
         var query: [String: [String]] = [:]
         for name in names { if let value = visit.query(name) { query[name] = [value] } }
         do {
@@ -338,8 +371,10 @@ struct ConsoleRoutes: Sendable {
         ("dataRequests", "Data requests (JSON: probe name → list of {\"interval\": seconds})", "textarea"),
     ]
 
-    private func openSense(_ visit: ConsoleVisit, error: ConsoleFailure? = nil, entered: [String: String]? = nil,
-                           fieldError: (key: String, message: String)? = nil, notice: String? = nil) async throws -> Response {
+    private func openSense(
+        _ visit: ConsoleVisit, error: ConsoleFailure? = nil, entered: [String: String]? = nil,
+        fieldError: (key: String, message: String)? = nil, notice: String? = nil
+    ) async throws -> Response {
         async let devicesAnswer = admin.json(.get, "/admin/v1/opensense/devices", for: visit)
         async let configuration = admin.json(.get, "/config", for: visit)
         let current = try await configuration
@@ -349,11 +384,12 @@ struct ConsoleRoutes: Sendable {
             if fieldError?.key == field.key { values["error"] = fieldError?.message }
             return values
         }
-        let devices = (try await devicesAnswer)["devices"]?.arrayValue?.map { device -> [String: Any] in
-            var values = device.templateValue as? [String: Any] ?? [:]
-            values["last"] = device["last_upload"]?.displayText ?? "none yet"
-            return values
-        } ?? []
+        let devices =
+            (try await devicesAnswer)["devices"]?.arrayValue?.map { device -> [String: Any] in
+                var values = device.templateValue as? [String: Any] ?? [:]
+                values["last"] = device["last_upload"]?.displayText ?? "none yet"
+                return values
+            } ?? []
         return ConsolePage(
             title: "OpenSense", template: "opensense",
             values: ["devices": devices, "fields": fields, "version": current["version"]?.templateValue ?? false],
@@ -383,13 +419,18 @@ struct ConsoleRoutes: Sendable {
                 document[field.key] = .bool(text == "true")
             case "textarea":
                 guard let value = try? JSONValue.parse(Data(text.utf8), maximumDepth: RouteForwarder.maximumJSONDepth) else {
-                    return try await openSense(visit, error: ConsoleFailure(status: .unprocessableContent, message: "The configuration was not published."),
-                                               entered: entered, fieldError: (field.key, "This is not valid JSON."))
+                    return try await openSense(
+                        visit, error: ConsoleFailure(status: .unprocessableContent, message: "The configuration was not published."),
+                        entered: entered, fieldError: (field.key, "This is not valid JSON."))
                 }
                 document[field.key] = value
             default:
                 // Numbers go as numbers; anything else as the text it is, for the server to say what is wrong with it.
-                if let number = Int64(text), field.key != "name", field.key != "baseUrl" { document[field.key] = .int(number) } else if !text.isEmpty { document[field.key] = .string(text) }
+                if let number = Int64(text), field.key != "name", field.key != "baseUrl" {
+                    document[field.key] = .int(number)
+                } else if !text.isEmpty {
+                    document[field.key] = .string(text)
+                }
             }
         }
         do {
@@ -401,8 +442,9 @@ struct ConsoleRoutes: Sendable {
             let parts = failure.message.split(separator: ":", maxSplits: 1)
             let key = parts.first.map { String($0.split(separator: ".").first ?? $0) }
             if let key, parts.count == 2, Self.configurationFields.contains(where: { $0.key == key }) {
-                return try await openSense(visit, error: ConsoleFailure(status: failure.status, message: "The configuration was not published."),
-                                           entered: entered, fieldError: (key, parts[1].trimmingCharacters(in: .whitespaces)))
+                return try await openSense(
+                    visit, error: ConsoleFailure(status: failure.status, message: "The configuration was not published."),
+                    entered: entered, fieldError: (key, parts[1].trimmingCharacters(in: .whitespaces)))
             }
             return try await openSense(visit, error: failure, entered: entered)
         }
@@ -410,7 +452,9 @@ struct ConsoleRoutes: Sendable {
 
     // MARK: Vault
 
-    private func vault(_ visit: ConsoleVisit, created: [String: Any]? = nil, notice: String? = nil, error: ConsoleFailure? = nil) async throws -> Response {
+    private func vault(
+        _ visit: ConsoleVisit, created: [String: Any]? = nil, notice: String? = nil, error: ConsoleFailure? = nil
+    ) async throws -> Response {
         var query: [String: [String]] = ["limit": ["100"]]
         if let after = visit.query("after") { query["after"] = [after] }
         let answer = try await admin.json(.get, "/admin/v1/vault/users", HTTPInput(query: query), for: visit)
@@ -419,7 +463,9 @@ struct ConsoleRoutes: Sendable {
             values["modules"] = (user["modules"]?.arrayValue ?? []).map { module -> [String: Any] in
                 var values = module.templateValue as? [String: Any] ?? [:]
                 values["permissions"] = (module["permissions"]?.arrayValue ?? []).map { permission -> [String: Any] in
-                    let access = [permission["read"] == .bool(true) ? "read" : nil, permission["write"] == .bool(true) ? "write" : nil].compactMap { $0 }
+                    let access = [permission["read"] == .bool(true) ? "read" : nil, permission["write"] == .bool(true) ? "write" : nil].compactMap {
+                        $0
+                    }
                     return ["repo": permission["repo"]?.stringValue ?? "", "access": access.isEmpty ? "none" : access.joined(separator: "+")]
                 }
                 return values
@@ -428,8 +474,10 @@ struct ConsoleRoutes: Sendable {
         }
         var values: [String: Any] = ["users": users, "next": answer["next_after"]?.templateValue ?? false]
         if let created { values["created"] = created }
-        return ConsolePage(title: "Data vault", template: "vault", values: values, status: error?.status ?? .ok,
-                           notice: notice, error: error?.message, section: "vault").response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "Data vault", template: "vault", values: values, status: error?.status ?? .ok,
+            notice: notice, error: error?.message, section: "vault"
+        ).response(csrf: visit.csrf)
     }
 
     /// Runs a vault form's call; a refusal shows the vault page again with the reason.
@@ -443,8 +491,10 @@ struct ConsoleRoutes: Sendable {
 
     private func createVaultUser(_ visit: ConsoleVisit) async throws -> Response {
         try await vaultForm(visit) {
-            let body: JSONValue = .object(["email": .string(visit.text("email") ?? ""), "name": .string(visit.text("name") ?? ""),
-                                           "password": .string(visit.field("password") ?? "")])
+            let body: JSONValue = .object([
+                "email": .string(visit.text("email") ?? ""), "name": .string(visit.text("name") ?? ""),
+                "password": .string(visit.field("password") ?? ""),
+            ])
             let user = try await admin.json(.post, "/admin/v1/vault/users", HTTPInput(body: body), for: visit)
             return try await vault(visit, created: Self.created("User created", user, ["id"]))
         }
@@ -454,8 +504,9 @@ struct ConsoleRoutes: Sendable {
         try await vaultForm(visit) {
             var body: [String: JSONValue] = ["name": .string(visit.text("name") ?? ""), "url": .string(visit.text("url") ?? "")]
             if let description = visit.text("description") { body["description"] = .string(description) }
-            let module = try await admin.json(.post, "/admin/v1/vault/users/{user_id}/modules",
-                                              HTTPInput(body: .object(body), path: ["user_id": visit.text("user_id") ?? ""]), for: visit)
+            let module = try await admin.json(
+                .post, "/admin/v1/vault/users/{user_id}/modules",
+                HTTPInput(body: .object(body), path: ["user_id": visit.text("user_id") ?? ""]), for: visit)
             var created = Self.created("Module created", module, ["id", "name", "uid", "secret"], secrets: ["secret"])
             if let id = module["id"]?.templateValue {
                 let qr = try await admin.raw(.get, "/admin/v1/vault/modules/{module_id}/qr", HTTPInput(path: ["module_id": "\(id)"]), for: visit)
@@ -468,23 +519,31 @@ struct ConsoleRoutes: Sendable {
 
     private func createRepo(_ visit: ConsoleVisit) async throws -> Response {
         try await vaultForm(visit) {
-            let repo = try await admin.json(.post, "/admin/v1/vault/users/{user_id}/repos",
-                                            HTTPInput(body: .object(["identifier": .string(visit.text("identifier") ?? "")]),
-                                                      path: ["user_id": visit.text("user_id") ?? ""]), for: visit)
+            let repo = try await admin.json(
+                .post, "/admin/v1/vault/users/{user_id}/repos",
+                HTTPInput(
+                    body: .object(["identifier": .string(visit.text("identifier") ?? "")]),
+                    path: ["user_id": visit.text("user_id") ?? ""]), for: visit)
             return try await vault(visit, created: Self.created("Repo created", repo, ["id", "identifier", "public_key"]))
         }
     }
 
     private func grant(_ visit: ConsoleVisit) async throws -> Response {
         try await vaultForm(visit) {
-            let body: JSONValue = .object(["repo": .string(visit.text("repo") ?? ""), "read": .bool(visit.field("read") == "true"),
-                                           "write": .bool(visit.field("write") == "true")])
-            let answer = try await admin.json(.post, "/admin/v1/vault/modules/{module_id}/permissions",
-                                              HTTPInput(body: body, path: ["module_id": visit.text("module_id") ?? ""]), for: visit)
+            let body: JSONValue = .object([
+                "repo": .string(visit.text("repo") ?? ""), "read": .bool(visit.field("read") == "true"),
+                "write": .bool(visit.field("write") == "true"),
+            ])
+            let answer = try await admin.json(
+                .post, "/admin/v1/vault/modules/{module_id}/permissions",
+                HTTPInput(body: body, path: ["module_id": visit.text("module_id") ?? ""]), for: visit)
             let access = [answer["read"] == .bool(true) ? "read" : nil, answer["write"] == .bool(true) ? "write" : nil].compactMap { $0 }
             let repo = answer["repo"]?.stringValue ?? ""
-            return try await vault(visit, notice: access.isEmpty ? "The module has no access to \(repo) now."
-                                                       : "The module may \(access.joined(separator: " and ")) \(repo).")
+            return try await vault(
+                visit,
+                notice: access.isEmpty
+                    ? "The module has no access to \(repo) now."
+                    : "The module may \(access.joined(separator: " and ")) \(repo).")
         }
     }
 
@@ -492,17 +551,21 @@ struct ConsoleRoutes: Sendable {
         try await vaultForm(visit) {
             let id = visit.query("module_id") ?? ""
             let qr = try await admin.raw(.get, "/admin/v1/vault/modules/{module_id}/qr", HTTPInput(path: ["module_id": id]), for: visit)
-            return try await vault(visit, created: ["heading": "Module \(id)'s login QR code", "fields": [[String: Any]](), "qr": ConsoleAdmin.dataURL(qr), "qrSize": 240])
+            return try await vault(
+                visit,
+                created: ["heading": "Module \(id)'s login QR code", "fields": [[String: Any]](), "qr": ConsoleAdmin.dataURL(qr), "qrSize": 240])
         }
     }
 
     /// What a form made, field by field, for the "created" box.
     static func created(_ heading: String, _ answer: JSONValue, _ keys: [String], secrets: Set<String> = []) -> [String: Any] {
-        ["heading": heading,
-         "fields": keys.compactMap { key -> [String: Any]? in
-             guard let value = answer[key]?.templateValue else { return nil }
-             return ["name": key, "value": "\(value)", "secret": secrets.contains(key)]
-         }]
+        [
+            "heading": heading,
+            "fields": keys.compactMap { key -> [String: Any]? in
+                guard let value = answer[key]?.templateValue else { return nil }
+                return ["name": key, "value": "\(value)", "secret": secrets.contains(key)]
+            },
+        ]
     }
 
     // MARK: API consumers and short links
@@ -511,13 +574,16 @@ struct ConsoleRoutes: Sendable {
         let list = try await admin.json(.get, "/admin/v1/api-consumers", for: visit)
         var values: [String: Any] = ["consumers": list["consumers"]?.templateValue ?? [Any]()]
         if let created { values["created"] = created.templateValue }
-        return ConsolePage(title: "API consumers", template: "consumers", values: values, status: error?.status ?? (created == nil ? .ok : .created),
-                           error: error?.message, section: "consumers").response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "API consumers", template: "consumers", values: values, status: error?.status ?? (created == nil ? .ok : .created),
+            error: error?.message, section: "consumers"
+        ).response(csrf: visit.csrf)
     }
 
     private func createConsumer(_ visit: ConsoleVisit) async throws -> Response {
         do {
-            let consumer = try await admin.json(.post, "/admin/v1/api-consumers", HTTPInput(body: .object(["name": .string(visit.text("name") ?? "")])), for: visit)
+            let consumer = try await admin.json(
+                .post, "/admin/v1/api-consumers", HTTPInput(body: .object(["name": .string(visit.text("name") ?? "")])), for: visit)
             return try await consumers(visit, created: consumer)
         } catch let failure as ConsoleFailure where failure.status.code < 500 {
             return try await consumers(visit, error: failure)
@@ -530,8 +596,10 @@ struct ConsoleRoutes: Sendable {
         let answer = try await admin.json(.get, "/admin/v1/links", HTTPInput(query: query), for: visit)
         var values: [String: Any] = ["links": answer["links"]?.templateValue ?? [Any](), "next": answer["next_before"]?.templateValue ?? false]
         if let created { values["created"] = created }
-        return ConsolePage(title: "Short links", template: "links", values: values,
-                           status: error?.status ?? (created == nil ? .ok : .created), error: error?.message, section: "links").response(csrf: visit.csrf)
+        return ConsolePage(
+            title: "Short links", template: "links", values: values,
+            status: error?.status ?? (created == nil ? .ok : .created), error: error?.message, section: "links"
+        ).response(csrf: visit.csrf)
     }
 
     private func createLink(_ visit: ConsoleVisit) async throws -> Response {

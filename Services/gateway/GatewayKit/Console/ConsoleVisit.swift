@@ -81,16 +81,20 @@ struct ConsoleSessionGate: Sendable {
 
     /// The session's cookie: HttpOnly, SameSite=Strict, only for `/console`, ending with the session.
     func sessionCookie(_ session: ConsoleSession) -> Cookie {
-        Cookie(name: Self.cookieName, value: session.token, maxAge: session.expiresInSeconds, path: "/console",
-               secure: secureCookies, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: Self.cookieName, value: session.token, maxAge: session.expiresInSeconds, path: "/console",
+            secure: secureCookies, httpOnly: true, sameSite: .strict)
     }
 
     func expiredCookie(_ name: String, path: String) -> Cookie {
-        Cookie(name: name, value: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: path, secure: secureCookies, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: name, value: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: path, secure: secureCookies, httpOnly: true,
+            sameSite: .strict)
     }
 
     func loginCookie(_ value: String) -> Cookie {
-        Cookie(name: Self.loginCookieName, value: value, maxAge: 3600, path: "/console/login", secure: secureCookies, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: Self.loginCookieName, value: value, maxAge: 3600, path: "/console/login", secure: secureCookies, httpOnly: true, sameSite: .strict)
     }
 }
 

@@ -23,7 +23,8 @@ extension JSONValue {
     var displayText: String? {
         guard case .string(let text) = self else { return nil }
         let utf8 = Array(text.utf8)
-        let isTime = utf8.count >= 20 && utf8[4] == UInt8(ascii: "-") && utf8[7] == UInt8(ascii: "-") && utf8[10] == UInt8(ascii: "T")
+        let isTime =
+            utf8.count >= 20 && utf8[4] == UInt8(ascii: "-") && utf8[7] == UInt8(ascii: "-") && utf8[10] == UInt8(ascii: "T")
             && utf8[13] == UInt8(ascii: ":") && utf8[16] == UInt8(ascii: ":")
             && (text.hasSuffix("Z") || text.hasSuffix("+00:00")) && text.prefix(19).allSatisfy { $0.isASCII && ($0.isNumber || "-T:".contains($0)) }
         guard isTime else { return text }

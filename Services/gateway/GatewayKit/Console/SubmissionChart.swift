@@ -42,11 +42,15 @@ struct SubmissionChart {
         let barWidth = max(2, min(48, slot * 7 / 10))
         let total = bars.map(\.total).reduce(0, +)
         var parts: [String] = []
-        parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" id="submissions-chart" role="img" aria-labelledby="chart-title chart-desc" width="\##(width)" height="\##(height)" viewBox="0 0 \##(width) \##(height)">"##)
+        parts.append(
+            ##"<svg xmlns="http://www.w3.org/2000/svg" id="submissions-chart" role="img" aria-labelledby="chart-title chart-desc" width="\##(width)" height="\##(height)" viewBox="0 0 \##(width) \##(height)">"##
+        )
         parts.append(##"<title id="chart-title">LEMON submissions per ISO week, by status</title>"##)
-        let description = bars.isEmpty ? "No submissions yet."
-            : "\(total) submissions in \(bars.count) weeks, from \(bars.first!.week) to \(bars.last!.week). " +
-              bars.map { "\($0.week): \($0.total)" }.joined(separator: "; ") + "."
+        let description =
+            bars.isEmpty
+            ? "No submissions yet."
+            : "\(total) submissions in \(bars.count) weeks, from \(bars.first!.week) to \(bars.last!.week). "
+                + bars.map { "\($0.week): \($0.total)" }.joined(separator: "; ") + "."
         parts.append(##"<desc id="chart-desc">\##(HTMLText.escape(description))</desc>"##)
         // Grid lines and their values.
         var value = 0
@@ -63,12 +67,15 @@ struct SubmissionChart {
                 let barHeight = Double(count) * scale
                 y -= barHeight
                 let colour = Self.palette[statusIndex % Self.palette.count]
-                parts.append(##"<rect x="\##(x)" y="\##(Int(y.rounded()))" width="\##(barWidth)" height="\##(max(1, Int(barHeight.rounded())))" fill="\##(colour)"><title>\##(HTMLText.escape("\(bar.week), \(statuses[statusIndex]): \(count)"))</title></rect>"##)
+                parts.append(
+                    ##"<rect x="\##(x)" y="\##(Int(y.rounded()))" width="\##(barWidth)" height="\##(max(1, Int(barHeight.rounded())))" fill="\##(colour)"><title>\##(HTMLText.escape("\(bar.week), \(statuses[statusIndex]): \(count)"))</title></rect>"##
+                )
             }
             // Label every week when they fit, else every few.
             let every = max(1, (bars.count * 64 + plotWidth - 1) / max(1, plotWidth))
             if index % every == 0 {
-                parts.append(##"<text x="\##(x + barWidth / 2)" y="\##(top + plotHeight + 18)" text-anchor="middle">\##(HTMLText.escape(bar.week))</text>"##)
+                parts.append(
+                    ##"<text x="\##(x + barWidth / 2)" y="\##(top + plotHeight + 18)" text-anchor="middle">\##(HTMLText.escape(bar.week))</text>"##)
             }
         }
         parts.append(##"<line x1="\##(left)" y1="\##(top + plotHeight)" x2="\##(left + plotWidth)" y2="\##(top + plotHeight)" stroke="#1b1b1b"/>"##)

@@ -14,13 +14,19 @@ struct APIReferencePage {
         var html = "<h1>\(HTMLPage.escape(title)) API reference</h1>\n"
         if let summary = document["info"]?["summary"]?.stringValue { html += "<p><strong>\(HTMLPage.escape(summary))</strong></p>\n" }
         if let description = document["info"]?["description"]?.stringValue { html += HTMLPage.prose(description) + "\n" }
-        html += ##"<p class="muted">The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI \##(HTMLPage.escape(document["openapi"]?.stringValue ?? ""))).</p>"## + "\n"
+        html +=
+            ##"<p class="muted">The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI \##(HTMLPage.escape(document["openapi"]?.stringValue ?? ""))).</p>"##
+            + "\n"
 
         let operations = self.operations
-        let tags = (document["tags"]?.arrayValue ?? []).compactMap { tag in tag["name"]?.stringValue.map { ($0, tag["description"]?.stringValue ?? "") } }
+        let tags = (document["tags"]?.arrayValue ?? []).compactMap { tag in
+            tag["name"]?.stringValue.map { ($0, tag["description"]?.stringValue ?? "") }
+        }
         html += "<nav><h2>Contents</h2><ul>\n"
         for (tag, description) in tags where operations.contains(where: { $0.tag == tag }) {
-            html += ##"<li><a href="#tag-\##(Self.anchor(tag))">\##(HTMLPage.escape(tag))</a> <span class="muted">\##(HTMLPage.escape(description))</span></li>"## + "\n"
+            html +=
+                ##"<li><a href="#tag-\##(Self.anchor(tag))">\##(HTMLPage.escape(tag))</a> <span class="muted">\##(HTMLPage.escape(description))</span></li>"##
+                + "\n"
         }
         html += ##"<li><a href="#schemas">Schemas</a></li><li><a href="#security">Authentication</a></li></ul></nav>"## + "\n"
 
@@ -55,7 +61,9 @@ struct APIReferencePage {
     func render(_ operation: Operation) -> String {
         let value = operation.value
         let id = value["operationId"]?.stringValue ?? "\(operation.method)-\(operation.path)"
-        var html = ##"<section id="\##(Self.anchor(id))"><h3><span class="method \##(operation.method)">\##(operation.method.uppercased())</span> <code>\##(HTMLPage.escape(operation.path))</code></h3>"## + "\n"
+        var html =
+            ##"<section id="\##(Self.anchor(id))"><h3><span class="method \##(operation.method)">\##(operation.method.uppercased())</span> <code>\##(HTMLPage.escape(operation.path))</code></h3>"##
+            + "\n"
         if let summary = value["summary"]?.stringValue { html += "<p><strong>\(HTMLPage.escape(summary))</strong></p>\n" }
         if let description = value["description"]?.stringValue { html += HTMLPage.prose(description) + "\n" }
         html += "<p>Authentication: \(authentication(value["security"] ?? document["security"]))</p>\n"
@@ -65,7 +73,8 @@ struct APIReferencePage {
             html += "<table><tr><th>parameter</th><th>in</th><th>schema</th><th>description</th></tr>\n"
             for parameter in parameters {
                 let required = parameter["required"]?.boolValue == true ? " <em>required</em>" : ""
-                html += "<tr><td><code>\(HTMLPage.escape(parameter["name"]?.stringValue ?? ""))</code>\(required)</td>"
+                html +=
+                    "<tr><td><code>\(HTMLPage.escape(parameter["name"]?.stringValue ?? ""))</code>\(required)</td>"
                     + "<td>\(HTMLPage.escape(parameter["in"]?.stringValue ?? ""))</td><td>\(schemaSummary(parameter["schema"]))</td>"
                     + "<td>\(HTMLPage.prose(parameter["description"]?.stringValue ?? ""))</td></tr>\n"
             }
@@ -131,7 +140,10 @@ struct APIReferencePage {
         if let format = schema["format"]?.stringValue { notes.append(format) }
         if let constant = schema["const"] { notes.append("always " + Self.compact(constant)) }
         if let values = schema["enum"]?.arrayValue { notes.append("one of " + values.map(Self.compact).joined(separator: ", ")) }
-        for (key, word) in [("minimum", "≥"), ("maximum", "≤"), ("minLength", "length ≥"), ("maxLength", "length ≤"), ("minItems", "items ≥"), ("maxItems", "items ≤")] {
+        for (key, word) in [
+            ("minimum", "≥"), ("maximum", "≤"), ("minLength", "length ≥"), ("maxLength", "length ≤"), ("minItems", "items ≥"),
+            ("maxItems", "items ≤"),
+        ] {
             if let bound = schema[key] { notes.append("\(word) \(Self.compact(bound))") }
         }
         if let pattern = schema["pattern"]?.stringValue { notes.append("matches " + pattern) }
@@ -170,10 +182,13 @@ struct APIReferencePage {
         var html = ##"<h2 id="security">Authentication</h2>"## + "\n<table><tr><th>scheme</th><th>how</th><th>what</th></tr>\n"
         for name in schemes.keys.sorted() {
             guard let scheme = schemes[name] else { continue }
-            let how = scheme["type"]?.stringValue == "apiKey"
+            let how =
+                scheme["type"]?.stringValue == "apiKey"
                 ? "header <code>\(HTMLPage.escape(scheme["name"]?.stringValue ?? ""))</code>"
                 : "<code>Authorization: Bearer …</code>" + (scheme["bearerFormat"]?.stringValue.map { " (\(HTMLPage.escape($0)))" } ?? "")
-            html += ##"<tr id="security-\##(Self.anchor(name))"><td><code>\##(HTMLPage.escape(name))</code></td><td>\##(how)</td><td>\##(HTMLPage.prose(scheme["description"]?.stringValue ?? ""))</td></tr>"## + "\n"
+            html +=
+                ##"<tr id="security-\##(Self.anchor(name))"><td><code>\##(HTMLPage.escape(name))</code></td><td>\##(how)</td><td>\##(HTMLPage.prose(scheme["description"]?.stringValue ?? ""))</td></tr>"##
+                + "\n"
         }
         return html + "</table>\n"
     }

@@ -12,10 +12,15 @@ enum OpenAPIJSON {
     /// exponent, `1e5` is a string; an octal is `017`, not `0o17`). A timestamp, which JSON cannot hold, stays a string.
     static func resolver() throws -> Resolver {
         try Resolver.default
-            .replacing(.float, with: #"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"#
-                + #"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"#)
-            .replacing(.int, with: #"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"#
-                + #"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"#)
+            .replacing(
+                .float,
+                with: #"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"#
+                    + #"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"#
+            )
+            .replacing(
+                .int,
+                with: #"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"#
+                    + #"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"#)
     }
 
     static func bytes(fromYAML yaml: [UInt8]) throws -> [UInt8] {

@@ -38,10 +38,12 @@ enum LabelSheet {
             <body>\(pages.joined(separator: "\n"))</body></html>
 
             """
-        return RawHTTPReply(status: 200, contentType: "text/html; charset=utf-8", text: html, headers: [
-            "Cache-Control": "no-store",
-            // The page carries activation tokens in its codes; nothing on it needs scripts.
-            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-        ])
+        return RawHTTPReply(
+            status: 200, contentType: "text/html; charset=utf-8", text: html,
+            headers: [
+                "Cache-Control": "no-store",
+                // The page carries activation tokens in its codes; nothing on it needs scripts.
+                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+            ])
     }
 }

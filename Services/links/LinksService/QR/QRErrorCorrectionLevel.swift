@@ -6,11 +6,12 @@ import CustodianContracts
 extension QRCode.ErrorCorrection {
     /// The level a request names; the RPC contract has its own type, so that CustodianQR needs no contracts.
     init(_ level: QRErrorCorrection) {
-        self = switch level {
-        case .L: .L
-        case .M: .M
-        case .Q: .Q
-        case .H: .H
-        }
+        self =
+            switch level {
+            case .L: .L
+            case .M: .M
+            case .Q: .Q
+            case .H: .H
+            }
     }
 }

@@ -49,10 +49,12 @@ enum QRImages {
 
     private static func reply(_ body: Data, contentType: String) -> RawHTTPReply {
         // A QR code often carries a secret (an activation link, a device's proof of possession): never cache it.
-        RawHTTPReply(status: 200, headers: [
-            "Content-Type": contentType,
-            "Cache-Control": "no-store",
-            "X-Content-Type-Options": "nosniff",
-        ], body: body)
+        RawHTTPReply(
+            status: 200,
+            headers: [
+                "Content-Type": contentType,
+                "Cache-Control": "no-store",
+                "X-Content-Type-Options": "nosniff",
+            ], body: body)
     }
 }

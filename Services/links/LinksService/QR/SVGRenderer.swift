@@ -6,7 +6,8 @@ import CustodianQR
 /// Nothing of the payload appears in the file as text.
 public enum SVGRenderer {
     public static func render(_ layout: QRLayout) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + element(layout, width: String(layout.pixelsPerSide), height: String(layout.pixelsPerSide)) + "\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + element(layout, width: String(layout.pixelsPerSide), height: String(layout.pixelsPerSide))
+            + "\n"
     }
 
     /// The `<svg>` element alone, for embedding in a page; `width`/`height` in any CSS unit.

@@ -25,9 +25,13 @@ struct ShortLinkDirectory: Sendable {
             """, logger: context.logger)
         var links: [ShortLinkPage.Entry] = []
         var last: String?
-        for try await (code, title, created, expires, expired, micros, digest) in rows.decode((String, String?, Date, Date?, Bool?, Int64, String).self) {
-            links.append(ShortLinkPage.Entry(code_prefix: String(code.prefix(Self.shownCodeLength)) + "…", title: title, created_at: Self.iso(created),
-                               expires_at: expires.map(Self.iso), expired: expired ?? false))
+        for try await (code, title, created, expires, expired, micros, digest) in rows.decode(
+            (String, String?, Date, Date?, Bool?, Int64, String).self)
+        {
+            links.append(
+                ShortLinkPage.Entry(
+                    code_prefix: String(code.prefix(Self.shownCodeLength)) + "…", title: title, created_at: Self.iso(created),
+                    expires_at: expires.map(Self.iso), expired: expired ?? false))
             last = "\(micros)-\(digest)"
         }
         return ShortLinkPage(links: links, next_before: links.count == limit ? last : nil)

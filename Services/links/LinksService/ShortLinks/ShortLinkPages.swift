@@ -10,11 +10,13 @@ import Foundation
 enum ShortLinkPages {
     /// Phones go straight to the app (or, for a universal link without the app, to its web fallback).
     static func redirect(to appURL: String) -> RawHTTPReply {
-        RawHTTPReply(status: 302, headers: [
-            "Location": appURL,
-            "Cache-Control": "no-store",
-            "Referrer-Policy": "no-referrer",
-        ])
+        RawHTTPReply(
+            status: 302,
+            headers: [
+                "Location": appURL,
+                "Cache-Control": "no-store",
+                "Referrer-Policy": "no-referrer",
+            ])
     }
 
     /// For a desktop browser: the code to scan or to type into the app, and where to get the app.
@@ -40,19 +42,23 @@ enum ShortLinkPages {
     }
 
     static func notFound() -> RawHTTPReply {
-        page(status: 404, title: "Link not found", body: """
-            <h1>Link not found</h1>
-            <p>There is no link with this code. Check that you opened or typed the whole link; if it still does not
-            work, ask the person or organisation that sent it to you for a new one.</p>
-            """)
+        page(
+            status: 404, title: "Link not found",
+            body: """
+                <h1>Link not found</h1>
+                <p>There is no link with this code. Check that you opened or typed the whole link; if it still does not
+                work, ask the person or organisation that sent it to you for a new one.</p>
+                """)
     }
 
     static func expired() -> RawHTTPReply {
-        page(status: 410, title: "Link expired", body: """
-            <h1>This link has expired</h1>
-            <p>The link was valid for a limited time only, and that time is over. Ask the person or organisation
-            that sent it to you for a new one.</p>
-            """)
+        page(
+            status: 410, title: "Link expired",
+            body: """
+                <h1>This link has expired</h1>
+                <p>The link was valid for a limited time only, and that time is over. Ask the person or organisation
+                that sent it to you for a new one.</p>
+                """)
     }
 
     /// A complete page. The policy allows nothing but the inline style and the data-URL image: no script runs.
@@ -80,11 +86,14 @@ enum ShortLinkPages {
             </html>
 
             """
-        return RawHTTPReply(status: status, contentType: "text/html; charset=utf-8", text: html, headers: [
-            "Cache-Control": "no-store",
-            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-            "Referrer-Policy": "no-referrer",
-            "X-Content-Type-Options": "nosniff",
-        ])
+        return RawHTTPReply(
+            status: status, contentType: "text/html; charset=utf-8", text: html,
+            headers: [
+                "Cache-Control": "no-store",
+                "Content-Security-Policy":
+                    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                "Referrer-Policy": "no-referrer",
+                "X-Content-Type-Options": "nosniff",
+            ])
     }
 }

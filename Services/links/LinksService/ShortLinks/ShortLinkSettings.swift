@@ -18,8 +18,10 @@ public struct ShortLinkSettings: Sendable {
     public static let warmteWachterAndroid = "https://play.google.com/store/apps/details?id=nl.windesheim.energietransitie.warmtewachter"
     public static let warmteWachterIOS = "https://apps.apple.com/app/id1563201993"
 
-    public init(publicBaseURL: String = Self.defaultPublicBaseURL, androidStoreURL: String = Self.warmteWachterAndroid,
-                iosStoreURL: String = Self.warmteWachterIOS) throws {
+    public init(
+        publicBaseURL: String = Self.defaultPublicBaseURL, androidStoreURL: String = Self.warmteWachterAndroid,
+        iosStoreURL: String = Self.warmteWachterIOS
+    ) throws {
         var base = publicBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         do {

@@ -9,10 +9,12 @@ extension ShortLinkInput {
     struct FieldNames: Sendable {
         var appURL, title, ttlSeconds, androidStoreURL, iosStoreURL: String
 
-        static let rpc = FieldNames(appURL: "appURL", title: "title", ttlSeconds: "ttlSeconds",
-                                    androidStoreURL: "androidStoreURL", iosStoreURL: "iosStoreURL")
-        static let admin = FieldNames(appURL: "app_url", title: "title", ttlSeconds: "ttl_seconds",
-                                      androidStoreURL: "android_store_url", iosStoreURL: "ios_store_url")
+        static let rpc = FieldNames(
+            appURL: "appURL", title: "title", ttlSeconds: "ttlSeconds",
+            androidStoreURL: "androidStoreURL", iosStoreURL: "iosStoreURL")
+        static let admin = FieldNames(
+            appURL: "app_url", title: "title", ttlSeconds: "ttl_seconds",
+            androidStoreURL: "android_store_url", iosStoreURL: "ios_store_url")
     }
 
     /// The input with defaults filled in and the title trimmed, or a 400 naming the first bad member.
@@ -50,13 +52,15 @@ extension ShortLinkInput {
     /// An absolute URL without spaces or control characters (it goes into a `Location` header and an `href`),
     /// of a scheme that opens an app or a web page; `webOnly` asks for `http(s)://host…`.
     static func checkURL(_ text: String, name: String, webOnly: Bool) throws {
-        let kind = webOnly ? "an absolute http(s) URL such as https://example.org/app"
-                           : "an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…"
+        let kind =
+            webOnly
+            ? "an absolute http(s) URL such as https://example.org/app"
+            : "an absolute URL such as https://example.org/a/b or warmtewachter://activate?token=…"
         guard !text.isEmpty, text.unicodeScalars.count <= maximumURLLength else {
             throw RPCError.badRequest("\(name) must be \(kind) of at most \(maximumURLLength) characters", reason: "invalid_url")
         }
         guard let url = WebURL.parse(text, maximumLength: maximumURLLength), let scheme = url.scheme?.lowercased(),
-              !forbiddenSchemes.contains(scheme)
+            !forbiddenSchemes.contains(scheme)
         else {
             throw RPCError.badRequest("\(name) must be \(kind)", reason: "invalid_url")
         }

@@ -18,8 +18,10 @@ public struct OpenSenseConfiguration: RoutedJSON, Equatable {
     /// the server passes on as it is.
     public var dataRequests: [String: [JSONValue]]
 
-    public init(name: String, version: Int, dataUploadOnWifiOnly: Bool, baseUrl: String, configUpdatePeriod: Int64, dataArchivePeriod: Int64,
-                dataUploadPeriod: Int64, maxDataFileSizeKb: Int64, dataRequests: [String: [JSONValue]]) {
+    public init(
+        name: String, version: Int, dataUploadOnWifiOnly: Bool, baseUrl: String, configUpdatePeriod: Int64, dataArchivePeriod: Int64,
+        dataUploadPeriod: Int64, maxDataFileSizeKb: Int64, dataRequests: [String: [JSONValue]]
+    ) {
         self.name = name
         self.version = version
         self.dataUploadOnWifiOnly = dataUploadOnWifiOnly
@@ -44,8 +46,10 @@ public struct OpenSenseConfigurationUpdate: RoutedInput, Equatable {
         self.configuration = configuration
     }
 
-    static let keys: Set<String> = ["name", "version", "dataUploadOnWifiOnly", "baseUrl", "configUpdatePeriod", "dataArchivePeriod",
-                                    "dataUploadPeriod", "maxDataFileSizeKb", "dataRequests"]
+    static let keys: Set<String> = [
+        "name", "version", "dataUploadOnWifiOnly", "baseUrl", "configUpdatePeriod", "dataArchivePeriod",
+        "dataUploadPeriod", "maxDataFileSizeKb", "dataRequests",
+    ]
 
     /// A document of the configuration's keys only (docs/opensense.md, "GET /config"); a check of each in the order an operator reads the errors.
     public init(from decoder: any Decoder) throws {
@@ -81,11 +85,15 @@ public struct OpenSenseConfigurationUpdate: RoutedInput, Equatable {
         }
         var dataRequests: [String: [JSONValue]] = [:]
         for (probe, list) in requests {
-            guard case .array(let items) = list, items.allSatisfy({
-                guard case .object(let request) = $0, case .int(let interval)? = request["interval"] else { return false }
-                return interval >= -1
-            }) else {
-                throw RPCError.validation(location: ["body", "dataRequests", probe], message: "each request of \(probe) must be an object with a whole-number interval of -1 or more")
+            guard case .array(let items) = list,
+                items.allSatisfy({
+                    guard case .object(let request) = $0, case .int(let interval)? = request["interval"] else { return false }
+                    return interval >= -1
+                })
+            else {
+                throw RPCError.validation(
+                    location: ["body", "dataRequests", probe],
+                    message: "each request of \(probe) must be an object with a whole-number interval of -1 or more")
             }
             dataRequests[probe] = items
         }

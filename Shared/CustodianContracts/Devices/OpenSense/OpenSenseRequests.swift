@@ -67,7 +67,9 @@ public struct OpenSenseUpload: RoutedInput, Equatable {
         guard case .string(let data) = dataValue else {
             throw OpenSenseForm.error("data must be the JSON document as a string, so that its file_hash can be checked", reason: "data_not_a_string")
         }
-        guard Hex.encode(Insecure.MD5.hash(data: Data(data.utf8))) == fileHash.lowercased() else { throw OpenSenseForm.error("Integrity check failed") }
+        guard Hex.encode(Insecure.MD5.hash(data: Data(data.utf8))) == fileHash.lowercased() else {
+            throw OpenSenseForm.error("Integrity check failed")
+        }
         self.deviceID = deviceID
         self.fileHash = fileHash.lowercased()
         batches = try Self.batches(data)
@@ -76,8 +78,10 @@ public struct OpenSenseUpload: RoutedInput, Equatable {
     /// Written as the app posts it: the batches (keys sorted) as a JSON array in `data`, and the hash of that text.
     public func encode(to encoder: any Encoder) throws {
         let data = "[" + batches.map(\.json).joined(separator: ",") + "]"
-        try HTTPInput(body: ["device_id": .string(deviceID), "file_hash": .string(Hex.encode(Insecure.MD5.hash(data: Data(data.utf8)))),
-                             "data": .string(data)]).encode(to: encoder)
+        try HTTPInput(body: [
+            "device_id": .string(deviceID), "file_hash": .string(Hex.encode(Insecure.MD5.hash(data: Data(data.utf8)))),
+            "data": .string(data),
+        ]).encode(to: encoder)
     }
 
     static func batches(_ data: String) throws -> [Batch] {
@@ -114,7 +118,8 @@ public struct OpenSenseUpload: RoutedInput, Equatable {
         guard date.count == 3, time.count >= 2 else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: date[0], month: date[1], day: date[2], hour: time[0], minute: time[1], second: time.count > 2 ? time[2] : 0)
+        let components = DateComponents(
+            year: date[0], month: date[1], day: date[2], hour: time[0], minute: time[1], second: time.count > 2 ? time[2] : 0)
         guard components.isValidDate(in: calendar) else { return nil }
         return calendar.date(from: components)
     }

@@ -57,10 +57,13 @@ public struct CreateAccountRequest: RoutedInput, Equatable {
 
         if let pseudonym {
             if pseudonym < Self.pseudonymRange.lowerBound {
-                throw RPCError.validation(location: ["body", "pseudonym"], message: "ensure this value is greater than or equal to 800000", type: "value_error.number.not_ge")
+                throw RPCError.validation(
+                    location: ["body", "pseudonym"], message: "ensure this value is greater than or equal to 800000",
+                    type: "value_error.number.not_ge")
             }
             if pseudonym > Self.pseudonymRange.upperBound {
-                throw RPCError.validation(location: ["body", "pseudonym"], message: "ensure this value is less than or equal to 899999", type: "value_error.number.not_le")
+                throw RPCError.validation(
+                    location: ["body", "pseudonym"], message: "ensure this value is less than or equal to 899999", type: "value_error.number.not_le")
             }
         }
         guard (-90...90).contains(location.latitude) else {

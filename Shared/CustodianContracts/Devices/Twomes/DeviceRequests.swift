@@ -30,7 +30,8 @@ public struct CreateDeviceRequest: RoutedInput, Equatable {
         deviceType = try body.decode(String.self, forKey: .device_type)
         let token = try body.decodeIfPresent(String.self, forKey: .activation_token)
         guard name.range(of: Self.namePattern, options: .regularExpression) != nil else {
-            throw RPCError.validation(location: ["body", "name"], message: "string does not match regex \"TWOMES-[0-9a-fA-F]{6}\"", type: "value_error.str.regex")
+            throw RPCError.validation(
+                location: ["body", "name"], message: "string does not match regex \"TWOMES-[0-9a-fA-F]{6}\"", type: "value_error.str.regex")
         }
         activationToken = try token.map(DeviceActivation.validate)
     }
@@ -67,10 +68,14 @@ public struct DeviceActivation: RoutedInput, Equatable {
     static func validate(_ token: String) throws -> String {
         let stripped = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard stripped.count >= 8 else {
-            throw RPCError.validation(location: ["body", "activation_token"], message: "ensure this value has at least 8 characters", type: "value_error.any_str.min_length")
+            throw RPCError.validation(
+                location: ["body", "activation_token"], message: "ensure this value has at least 8 characters", type: "value_error.any_str.min_length"
+            )
         }
         guard stripped.count <= 1024 else {
-            throw RPCError.validation(location: ["body", "activation_token"], message: "ensure this value has at most 1024 characters", type: "value_error.any_str.max_length")
+            throw RPCError.validation(
+                location: ["body", "activation_token"], message: "ensure this value has at most 1024 characters",
+                type: "value_error.any_str.max_length")
         }
         return stripped
     }
@@ -107,8 +112,10 @@ public struct DeviceItem: RoutedJSON, Equatable {
     /// Only in the answer to `POST /device` when the server chose the activation token: the researcher's one look at it.
     public var generatedActivationToken: String?
 
-    public init(id: Int64, name: String, device_type: DeviceTypeItem, created_on: Date, activated_on: Date?,
-                latestMeasurement: Date?? = .none, generatedActivationToken: String? = nil) {
+    public init(
+        id: Int64, name: String, device_type: DeviceTypeItem, created_on: Date, activated_on: Date?,
+        latestMeasurement: Date?? = .none, generatedActivationToken: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.device_type = device_type
@@ -141,7 +148,8 @@ public struct DeviceItem: RoutedJSON, Equatable {
         device_type = try container.decode(DeviceTypeItem.self, forKey: .device_type)
         created_on = try time(container.decode(String.self, forKey: .created_on))
         activated_on = try container.decodeIfPresent(String.self, forKey: .activated_on).map(time)
-        latestMeasurement = container.contains(.latest_measurement_timestamp)
+        latestMeasurement =
+            container.contains(.latest_measurement_timestamp)
             ? .some(try container.decodeIfPresent(String.self, forKey: .latest_measurement_timestamp).map(time)) : .none
         generatedActivationToken = try container.decodeIfPresent(String.self, forKey: .activation_token)
     }

@@ -75,14 +75,16 @@ public struct CreateDeviceTypeRequest: RoutedInput, Equatable {
         var properties = [DeviceTypeDefinition.Property(name: DeviceTypeDefinition.heartbeat, unit: nil)]
         for (index, property) in (listed ?? []).enumerated() {
             guard property.name.range(of: namePattern, options: .regularExpression) != nil else {
-                throw RPCError.validation(location: ["body", "properties", String(index), "name"], message: "a property name is 1 to 64 letters, digits, '.', '_' or '-'")
+                throw RPCError.validation(
+                    location: ["body", "properties", String(index), "name"], message: "a property name is 1 to 64 letters, digits, '.', '_' or '-'")
             }
             guard (property.unit?.count ?? 0) <= 32 else {
                 throw RPCError.validation(location: ["body", "properties", String(index), "unit"], message: "a unit has at most 32 characters")
             }
             guard !properties.contains(where: { $0.name == property.name }) else {
                 if property.name == DeviceTypeDefinition.heartbeat { continue }  // every type has it anyway
-                throw RPCError.validation(location: ["body", "properties", String(index), "name"], message: "property \(property.name) is listed twice")
+                throw RPCError.validation(
+                    location: ["body", "properties", String(index), "name"], message: "property \(property.name) is listed twice")
             }
             properties.append(property)
         }

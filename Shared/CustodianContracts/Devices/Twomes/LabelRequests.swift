@@ -38,8 +38,10 @@ public struct DeviceLabelRequest: RoutedInput, Equatable {
     /// Pixels per module.
     public var size: Int
 
-    public init(name: String, transport: LabelTransport = .ble, format: QRRenderInput.Format = .png, errorCorrection: QRErrorCorrection = .M,
-                size: Int = QRRenderInput.defaultModuleSize) {
+    public init(
+        name: String, transport: LabelTransport = .ble, format: QRRenderInput.Format = .png, errorCorrection: QRErrorCorrection = .M,
+        size: Int = QRRenderInput.defaultModuleSize
+    ) {
         self.name = name
         self.transport = transport
         self.format = format
@@ -51,25 +53,30 @@ public struct DeviceLabelRequest: RoutedInput, Equatable {
         let request = try RequestReader(decoder)
         name = try request.path("device_name")
         transport = try LabelQuery.transport(request.singleQuery("transport"))
-        format = try request.singleQuery("format").map { text -> QRRenderInput.Format in
-            guard let format = QRRenderInput.Format(rawValue: text) else {
-                throw RPCError.badRequest("format must be png or svg", reason: "invalid_format")
-            }
-            return format
-        } ?? .png
+        format =
+            try request.singleQuery("format").map { text -> QRRenderInput.Format in
+                guard let format = QRRenderInput.Format(rawValue: text) else {
+                    throw RPCError.badRequest("format must be png or svg", reason: "invalid_format")
+                }
+                return format
+            } ?? .png
         errorCorrection = try LabelQuery.errorCorrection(request.singleQuery("ec"))
-        size = try request.singleQuery("size").map { text -> Int in
-            guard let size = Int(text), QRRenderInput.moduleSizes.contains(size) else {
-                throw RPCError.badRequest("size must be from 1 to 64 pixels per module", reason: "invalid_module_size")
-            }
-            return size
-        } ?? QRRenderInput.defaultModuleSize
+        size =
+            try request.singleQuery("size").map { text -> Int in
+                guard let size = Int(text), QRRenderInput.moduleSizes.contains(size) else {
+                    throw RPCError.badRequest("size must be from 1 to 64 pixels per module", reason: "invalid_module_size")
+                }
+                return size
+            } ?? QRRenderInput.defaultModuleSize
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(path: ["device_name": name], query: [
-            "transport": [transport.rawValue], "format": [format.rawValue], "ec": [errorCorrection.rawValue], "size": [String(size)],
-        ]).encode(to: encoder)
+        try HTTPInput(
+            path: ["device_name": name],
+            query: [
+                "transport": [transport.rawValue], "format": [format.rawValue], "ec": [errorCorrection.rawValue], "size": [String(size)],
+            ]
+        ).encode(to: encoder)
     }
 }
 

@@ -75,11 +75,17 @@ public struct VariableIntervalUpload: RoutedInput, Equatable {
     }
 
     private var body: JSONValue {
-        MeasurementUpload.body(uploadTime: uploadTime, groups: properties.map { property in
-            ["property_name": .string(property.name), "measurements": .array(property.measurements.map {
-                ["timestamp": MeasurementUpload.json($0.timestamp), "value": .string($0.value)]
-            })]
-        })
+        MeasurementUpload.body(
+            uploadTime: uploadTime,
+            groups: properties.map { property in
+                [
+                    "property_name": .string(property.name),
+                    "measurements": .array(
+                        property.measurements.map {
+                            ["timestamp": MeasurementUpload.json($0.timestamp), "value": .string($0.value)]
+                        }),
+                ]
+            })
     }
 }
 
@@ -129,7 +135,8 @@ public struct FixedIntervalUpload: RoutedInput, Equatable {
     public var samples: [MeasurementUpload.Sample] {
         series.flatMap { series in
             series.values.enumerated().map { position, value in
-                MeasurementUpload.Sample(property: series.property, timestamp: series.first.addingTimeInterval(series.interval * Double(position)), value: value)
+                MeasurementUpload.Sample(
+                    property: series.property, timestamp: series.first.addingTimeInterval(series.interval * Double(position)), value: value)
             }
         }
     }
@@ -151,7 +158,8 @@ public struct FixedIntervalUpload: RoutedInput, Equatable {
         let timestamp = try MeasurementUpload.time(group, .timestamp)
         let interval = try TwomesTime.parseInterval(try group.requiredValue(forKey: .interval), at: at + ["interval"])
         guard let type = TimestampType(rawValue: try group.decode(String.self, forKey: .timestamp_type)) else {
-            throw RPCError.validation(location: at + ["timestamp_type"], message: "unexpected value; permitted: 'start', 'end'", type: "value_error.const")
+            throw RPCError.validation(
+                location: at + ["timestamp_type"], message: "unexpected value; permitted: 'start', 'end'", type: "value_error.const")
         }
         var items = try group.nestedUnkeyedContainer(forKey: .measurements)
         var values: [String] = []
@@ -162,7 +170,8 @@ public struct FixedIntervalUpload: RoutedInput, Equatable {
         guard values.count <= MeasurementUpload.maximumMeasurements else { throw MeasurementUpload.tooMany }
         // With no interval every sample would land on the same time, and all but one would be lost.
         guard interval > 0 || values.count <= 1 else {
-            throw RPCError.validation(location: at + ["interval"], message: "interval must be positive when more than one measurement is sent", type: "value_error")
+            throw RPCError.validation(
+                location: at + ["interval"], message: "interval must be positive when more than one measurement is sent", type: "value_error")
         }
         let series = Series(property: property, timestamp: timestamp, timestampType: type, interval: interval, values: values)
         // Both ends of the series must be plausible times too (10,000 monthly samples span 800 years).
@@ -178,11 +187,15 @@ public struct FixedIntervalUpload: RoutedInput, Equatable {
     }
 
     private var body: JSONValue {
-        MeasurementUpload.body(uploadTime: uploadTime, groups: series.map { series in
-            ["property_name": .string(series.property), "timestamp": MeasurementUpload.json(series.timestamp),
-             "timestamp_type": .string(series.timestampType.rawValue), "interval": .double(series.interval),
-             "measurements": .array(series.values.map { .string($0) })]
-        })
+        MeasurementUpload.body(
+            uploadTime: uploadTime,
+            groups: series.map { series in
+                [
+                    "property_name": .string(series.property), "timestamp": MeasurementUpload.json(series.timestamp),
+                    "timestamp_type": .string(series.timestampType.rawValue), "interval": .double(series.interval),
+                    "measurements": .array(series.values.map { .string($0) }),
+                ]
+            })
     }
 }
 
@@ -191,7 +204,8 @@ public enum MeasurementUpload {
     /// Bounds that keep one upload small enough to store in one transaction.
     public static let maximumMeasurements = 10_000
     public static let maximumValueLength = 1024
-    static let tooMany = RPCError(.payloadTooLarge, reason: "too_many_measurements", message: "An upload may carry at most \(maximumMeasurements) measurements")
+    static let tooMany = RPCError(
+        .payloadTooLarge, reason: "too_many_measurements", message: "An upload may carry at most \(maximumMeasurements) measurements")
 
     /// One measurement as it is stored.
     public struct Sample: Sendable, Equatable {
@@ -248,7 +262,9 @@ public enum MeasurementUpload {
         // Counted in code points, as Python's len counts: a "character" of a letter and 100,000 combining marks is
         // 100,001 of them, not one.
         guard text.unicodeScalars.count <= maximumValueLength else {
-            throw RPCError.validation(location: location(), message: "ensure this value has at most \(maximumValueLength) characters", type: "value_error.any_str.max_length")
+            throw RPCError.validation(
+                location: location(), message: "ensure this value has at most \(maximumValueLength) characters",
+                type: "value_error.any_str.max_length")
         }
         return text
     }

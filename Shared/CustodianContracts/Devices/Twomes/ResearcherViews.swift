@@ -85,12 +85,13 @@ public struct DevicesQuery: RoutedInput, Equatable {
         let request = try RequestReader(decoder)
         after = try request.singleQuery("after") ?? ""
         limit = Int(try request.integerQuery("limit", default: 100, in: 1...1000))
-        labelPrinted = switch try request.singleQuery("label_printed") {
-        case nil: nil
-        case "true": true
-        case "false": false
-        default: throw RPCError.badRequest("label_printed must be true or false", reason: "invalid_query")
-        }
+        labelPrinted =
+            switch try request.singleQuery("label_printed") {
+            case nil: nil
+            case "true": true
+            case "false": false
+            default: throw RPCError.badRequest("label_printed must be true or false", reason: "invalid_query")
+            }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -115,8 +116,10 @@ public struct DevicesPage: RoutedJSON, Equatable {
         @ExplicitNull public var last_seen: String?
         @ExplicitNull public var label_printed_on: String?
 
-        public init(name: String, device_type: String, pseudonym: Int?, created_on: String, activated_on: String?, last_seen: String?,
-                    label_printed_on: String?) {
+        public init(
+            name: String, device_type: String, pseudonym: Int?, created_on: String, activated_on: String?, last_seen: String?,
+            label_printed_on: String?
+        ) {
             self.name = name
             self.device_type = device_type
             self.pseudonym = pseudonym

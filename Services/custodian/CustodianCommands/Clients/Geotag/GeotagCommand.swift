@@ -81,8 +81,9 @@ struct GeotagCommand: AsyncParsableCommand {
         }
         let interpolator = RouteInterpolator(tracks: tracks, maxGap: maxGap, maxExtrapolation: extrapolate)
         if let start = interpolator.start, let end = interpolator.end {
-            print("route          \(route.routeID): \(tracks.tracks.count) tracks, \(tracks.fixCount) fixes, "
-                  + "\(GeotagPlan.time(start)) to \(GeotagPlan.time(end))")
+            print(
+                "route          \(route.routeID): \(tracks.tracks.count) tracks, \(tracks.fixCount) fixes, "
+                    + "\(GeotagPlan.time(start)) to \(GeotagPlan.time(end))")
         }
 
         var plan = GeotagPlan.plan(scans, correction: reference.correction, route: interpolator)
@@ -125,8 +126,10 @@ struct GeotagCommand: AsyncParsableCommand {
             }
             return try await client.fetch(lookupID: reference.qr.nonce.lookupID)
         } catch .refused(404, _) {
-            throw CLIError(routeID.map { "the server has no route \($0)" }
-                ?? "the server has no route for the QR code in \(reference.photo) (lookup id \(reference.qr.nonce.lookupID)); give its --route-id")
+            throw CLIError(
+                routeID.map { "the server has no route \($0)" }
+                    ?? "the server has no route for the QR code in \(reference.photo) (lookup id \(reference.qr.nonce.lookupID)); give its --route-id"
+            )
         } catch .unreachable(_, let detail) {
             throw store.trust.explain(description: detail, server: store.server)
         } catch {

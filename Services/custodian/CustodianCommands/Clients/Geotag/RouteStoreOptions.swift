@@ -40,7 +40,8 @@ struct PassphraseOptions: ParsableArguments {
             value = text
         }
         guard let passphrase = value ?? environment["CUSTODIAN_ROUTE_PASSPHRASE"], !RouteSealer.normalised(passphrase).isEmpty else {
-            throw ValidationError("give a non-empty --passphrase (or --passphrase-file, CUSTODIAN_ROUTE_PASSPHRASE or CUSTODIAN_ROUTE_PASSPHRASE_FILE)")
+            throw ValidationError(
+                "give a non-empty --passphrase (or --passphrase-file, CUSTODIAN_ROUTE_PASSPHRASE or CUSTODIAN_ROUTE_PASSPHRASE_FILE)")
         }
         return passphrase
     }

@@ -70,11 +70,12 @@ struct RouteCommand: AsyncParsableCommand {
             print("qr_text        \(qr.text)")
             print("lookup_id      \(nonce.lookupID)")
             print("creation_time  \(stored.creationTime)")
-            let skipped = switch read.skippedPoints {
-            case 0: ""
-            case 1: " (1 point without a time left out)"
-            case let count: " (\(count) points without a time left out)"
-            }
+            let skipped =
+                switch read.skippedPoints {
+                case 0: ""
+                case 1: " (1 point without a time left out)"
+                case let count: " (\(count) points without a time left out)"
+                }
             print("tracks         \(read.tracks.tracks.count), \(read.tracks.fixCount) fixes\(skipped)")
             // The route is stored whatever happens to the PNG: the code is still drawn below, and the error comes last.
             var pngProblem: CLIError?

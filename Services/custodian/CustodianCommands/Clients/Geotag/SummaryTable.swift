@@ -12,8 +12,10 @@ struct SummaryTable {
             let time = photo.correctedTime.map(GeotagPlan.time) ?? "-"
             switch photo.action {
             case .tag(let tags):
-                rows.append([photo.name, time, Self.degrees(tags.position.latitude), Self.degrees(tags.position.longitude),
-                             tags.position.altitude.map { Self.fixed($0, 1) + " m" } ?? "-"])
+                rows.append([
+                    photo.name, time, Self.degrees(tags.position.latitude), Self.degrees(tags.position.longitude),
+                    tags.position.altitude.map { Self.fixed($0, 1) + " m" } ?? "-",
+                ])
             case .skip(let reason):
                 rows.append([photo.name, time, "skipped: \(reason)"])
             }

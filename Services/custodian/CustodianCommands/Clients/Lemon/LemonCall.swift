@@ -28,7 +28,10 @@ extension Lemon {
         @Option(help: "The gateway's URL.") var server = TLSTrustOptions.defaultServer
         @Option(help: "The app instance's id and key: reused when the file exists, made and registered when it does not.")
         var identity = LemonIdentity.defaultPath
-        @Option(help: "The server's public keys to pin: a file as `custodian lemon keys show` prints them, a GET /api/v1/keys answer or a server key file (default: fetched from the server).")
+        @Option(
+            help:
+                "The server's public keys to pin: a file as `custodian lemon keys show` prints them, a GET /api/v1/keys answer or a server key file (default: fetched from the server)."
+        )
         var keys: String?
         @OptionGroup var trust: TLSTrustOptions
 
@@ -68,7 +71,8 @@ extension Lemon {
             let reason = HTTPResponseStatus(statusCode: exchange.status).reasonPhrase
             guard let reply = exchange.reply else {
                 TerminalOutput.warn("\(exchange.status) \(reason)")
-                throw CLIError("the answer could not be opened (\(exchange.problem ?? "")): \(String(decoding: exchange.raw.prefix(500), as: UTF8.self))")
+                throw CLIError(
+                    "the answer could not be opened (\(exchange.problem ?? "")): \(String(decoding: exchange.raw.prefix(500), as: UTF8.self))")
             }
             // Which of the two it was tells an app developer which of their code paths the answer takes.
             TerminalOutput.warn("\(exchange.status) \(reason) (\(reply.wasEncrypted ? "sealed" : "in the clear"))")
@@ -89,8 +93,10 @@ extension Lemon {
             var problem: String?
         }
 
-        private func exchange(http: HTTPClient, server: String, method: HTTPMethod, body: Data?,
-                              known: LemonIdentity?, pinned: [ServerPublicKey]?) async throws -> Exchange {
+        private func exchange(
+            http: HTTPClient, server: String, method: HTTPMethod, body: Data?,
+            known: LemonIdentity?, pinned: [ServerPublicKey]?
+        ) async throws -> Exchange {
             let published: [ServerPublicKey]
             if let pinned {
                 published = pinned
@@ -106,7 +112,8 @@ extension Lemon {
                 http: http, url: server + path, method: method,
                 headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")], body: sealed)
             do {
-                return Exchange(status: answer.status, raw: answer.body, reply: try LemonReply(status: answer.status, body: answer.body, keys: session.keys))
+                return Exchange(
+                    status: answer.status, raw: answer.body, reply: try LemonReply(status: answer.status, body: answer.body, keys: session.keys))
             } catch {
                 return Exchange(status: answer.status, raw: answer.body, problem: "\(error)")
             }
@@ -118,7 +125,8 @@ extension Lemon {
                 do {
                     return try await client.authenticate(try known.app())
                 } catch LemonClientError.refused(let status, let message) {
-                    throw CLIError("""
+                    throw CLIError(
+                        """
                         the server refused to authenticate the app instance in \(identity) (registered with \(known.server) at \
                         \(known.registeredAt)): \(status) \(message). If it was deleted or deactivated, or belongs to another \
                         platform, move the file away (or pass another --identity) to register a new one.

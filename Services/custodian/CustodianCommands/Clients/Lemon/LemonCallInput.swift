@@ -58,6 +58,7 @@ extension Lemon.Call {
         if let file = try? ServerKeyFile(json: String(decoding: data, as: UTF8.self)), let keys = try? file.serverKeys() {
             return keys.map(\.publicKey)
         }
-        throw CLIError("\(path) holds no server keys: give the JSON `custodian lemon keys show` prints, a GET /api/v1/keys answer, or a server key file")
+        throw CLIError(
+            "\(path) holds no server keys: give the JSON `custodian lemon keys show` prints, a GET /api/v1/keys answer, or a server key file")
     }
 }

@@ -18,7 +18,9 @@ struct Vault: AsyncParsableCommand {
         @Option(help: "The JSON message (default: standard input).") var message: String?
 
         func run() throws {
-            let text = message ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            let text =
+                message
+                ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .newlines)
             var nonceBytes: [UInt8]?
             if let nonce {
@@ -32,7 +34,9 @@ struct Vault: AsyncParsableCommand {
 
     struct Open: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decrypts records: one given on standard input with the repo's secret key, or a repo's items from a data vault with the owner's password.")
+            abstract:
+                "Decrypts records: one given on standard input with the repo's secret key, or a repo's items from a data vault with the owner's password."
+        )
 
         @Option(help: "The repo's secret key (64 hex characters), to open one record locally.") var secretKey: String?
         @Option(help: "The record as JSON (default: standard input).") var record: String?
