@@ -104,10 +104,25 @@ class Context:
         return urllib.parse.urlsplit(self.driver.current_url).path
 
     def wait(self, condition, message, timeout=WAIT):
+        # While a page is replaced, Chromium can answer a query with a passing
+        # error ("Cannot find context with specified id", "target frame
+        # detached") instead of a stale element; CI once failed on one at once
+        # although the new page had loaded. Such errors are polled past, and
+        # the last one is shown if the wait runs out.
+        last = []
+
+        def polled(driver):
+            try:
+                return condition(driver)
+            except WebDriverException as error:
+                last[:] = [error]
+                return False
+
         try:
-            return WebDriverWait(self.driver, timeout).until(condition)
+            return WebDriverWait(self.driver, timeout).until(polled)
         except WebDriverException:
-            raise Failure(message) from None
+            detail = f" (last error: {last[0].msg or type(last[0]).__name__})" if last else ""
+            raise Failure(message + detail) from None
 
     def wait_for_path(self, path):
         self.wait(lambda d: self.path() == path, f"expected to be on {path}")
