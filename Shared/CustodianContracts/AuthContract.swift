@@ -17,6 +17,8 @@ public enum AuthMethods {
     public static let consoleLogin = RPCMethod<TokenInput, ConsoleSession>("auth.console.login")
     /// The admin of a live console session, else 401.
     public static let consoleSession = RPCMethod<TokenInput, Principal>("auth.console.session", retry: .safe)
+    /// A data vault user's erasure (docs/erasure.md): the vault's part, then the login; idempotent.
+    public static let vaultUsersErase = RoutedMethod<VaultUserErasure, ErasureReceipt>("auth.vaultUsers.erase", retry: .safe)
     /// Ends a console session; ending one that has ended already is no error.
     public static let consoleLogout = RPCMethod<TokenInput, Empty>("auth.console.logout", retry: .safe)
 

@@ -25,6 +25,7 @@ struct RouteTableTests {
         AuthMethods.auditAppend.name: "the gateway, before and after each admin call (and the command line, straight to the database)",
         AuthMethods.auditHead.name: "the gateway, to publish the audit log's head",
         AuthMethods.keysList.name: "the gateway, for the public keys that verify access tokens",
+        VaultMethods.usersErase.name: "auth, for the vault's part of a vault user's erasure",
         AuthMethods.consoleLogin.name: "the gateway's console, to log a researcher in",
         AuthMethods.consoleSession.name: "the gateway's console, for the session of each page",
         AuthMethods.consoleLogout.name: "the gateway's console, to log out",
@@ -108,6 +109,8 @@ struct RouteTableTests {
         let ownersOnly: Set<String> = [
             "GET /admin/v1/tokens", "POST /admin/v1/tokens", "DELETE /admin/v1/tokens/{token_id}", "GET /admin/v1/audit",
             "GET /admin/v1/opensense/devices/{device_id}/key",
+            // Erasing a participant's data (docs/erasure.md).
+            "DELETE /admin/v1/accounts/{pseudonym}", "DELETE /admin/v1/opensense/devices/{device_id}", "DELETE /admin/v1/vault/users/{user_id}",
         ]
         var admin = 0
         for route in RouteTable.all {

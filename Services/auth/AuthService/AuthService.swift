@@ -38,6 +38,8 @@ public enum AuthService {
         methods.register(
             routed: AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password"))
         ) { try await vaultUsers.changePassword($0, context: $1) }
+        let vaultUserEraser = VaultUserEraser(database: environment.database, services: environment.services)
+        methods.register(AuthMethods.vaultUsersErase, requires: [.admin]) { try await vaultUserEraser.erase($0, context: $1) }
         methods.register(routed: AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)

@@ -161,5 +161,29 @@ enum DevicesMigrations {
             [
                 "ALTER TABLE devices.devices ADD COLUMN label_printed_on timestamptz"
             ]),
+        // Erasure and detaching (docs/erasure.md). A reading belongs to the account its device was attached to when it
+        // came, not to the device's account of today: a detached device's readings stay with the account they were
+        // taken for, and an account's erasure finds them all. An account remembers its short link, to revoke it.
+        // Measurements no longer reference their upload by a foreign key: deleting uploads would scan every
+        // partition once per upload for rows that point at it (the column has no index, and one would cost each
+        // reading a write); erasure and retention delete both explicitly.
+        Migration(
+            7, "readings attributed to accounts, account short links",
+            [
+                "ALTER TABLE devices.accounts ADD COLUMN link_code text",
+                "ALTER TABLE devices.uploads ADD COLUMN building_id bigint",
+                "ALTER TABLE devices.measurements ADD COLUMN building_id bigint",
+                "UPDATE devices.uploads u SET building_id = d.building_id FROM devices.devices d WHERE d.id = u.device_id",
+                "UPDATE devices.measurements m SET building_id = d.building_id FROM devices.devices d WHERE d.id = m.device_id",
+                "CREATE INDEX uploads_by_building ON devices.uploads (building_id) WHERE building_id IS NOT NULL",
+                """
+                DO $$ DECLARE name text; BEGIN
+                    FOR name IN SELECT conname FROM pg_constraint
+                                WHERE conrelid = 'devices.measurements'::regclass AND confrelid = 'devices.uploads'::regclass LOOP
+                        EXECUTE format('ALTER TABLE devices.measurements DROP CONSTRAINT %I', name);
+                    END LOOP;
+                END $$
+                """,
+            ]),
     ]
 }

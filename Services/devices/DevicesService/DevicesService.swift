@@ -51,6 +51,10 @@ public enum DevicesService {
         methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) {
             try await openSenseAdmin.replaceConfig($0.configuration, context: $1)
         }
+        methods.register(DevicesMethods.opensenseErase, requires: [.admin]) { try await openSenseAdmin.erase($0, context: $1) }
+        let erasure = AccountErasure(database: database, services: environment.services)
+        methods.register(DevicesMethods.accountErase, requires: [.admin]) { try await erasure.erase($0, context: $1) }
+        methods.register(DevicesMethods.deviceDetach, requires: [.admin]) { try await erasure.detach($0, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }

@@ -160,6 +160,7 @@ public enum RouteTable {
             rateClass: .credential),
         Route(.post, "/admin/v1/vault/users", AuthMethods.vaultUsersCreate, auth: .admin(.operator), style: .admin, success: .created),
         Route(.get, "/admin/v1/vault/users", VaultMethods.adminUsers, auth: .admin(.researcher), style: .admin),
+        Route(.delete, "/admin/v1/vault/users/{user_id}", AuthMethods.vaultUsersErase, auth: .admin(.owner), style: .admin),
         Route(
             .post, "/admin/v1/vault/users/{user_id}/modules", VaultMethods.adminCreateModule, auth: .admin(.operator), style: .admin,
             success: .created),
@@ -178,6 +179,7 @@ public enum RouteTable {
         Route(.post, "/upload", DevicesMethods.opensenseUpload, auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/opensense/devices/{device_id}/key", DevicesMethods.opensenseKey, auth: .admin(.owner), style: .admin),
+        Route(.delete, "/admin/v1/opensense/devices/{device_id}", DevicesMethods.opensenseErase, auth: .admin(.owner), style: .admin),
         Route(.put, "/admin/v1/opensense/config", DevicesMethods.opensenseReplaceConfig, auth: .admin(.operator), style: .admin),
         Route(.get, "/admin/v1/opensense/batches", DevicesMethods.opensenseExport, auth: .admin(.researcher), style: .admin),
     ]
@@ -199,6 +201,8 @@ public enum RouteTable {
         Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin(.researcher), style: .admin),
+        Route(.delete, "/admin/v1/accounts/{pseudonym}", DevicesMethods.accountErase, auth: .admin(.owner), style: .admin),
+        Route(.post, "/admin/v1/devices/{device_name}/detach", DevicesMethods.deviceDetach, auth: .admin(.operator), style: .admin),
         Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin(.operator), style: .admin),
         Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin(.operator), style: .admin),
@@ -209,6 +213,7 @@ public enum RouteTable {
         Route(.get, "/admin/v1/qr", LinksMethods.qrHttp, auth: .admin(.operator), style: .admin),
         Route(.post, "/admin/v1/links", LinksMethods.shortHttpCreate, auth: .admin(.operator), style: .admin, success: .created),
         Route(.get, "/admin/v1/links", LinksMethods.shortList, auth: .admin(.researcher), style: .admin),
+        Route(.delete, "/admin/v1/links/{code}", LinksMethods.shortRevoke, auth: .admin(.operator), style: .admin),
         // Opened by people: phones are sent on to the app, everyone else gets a page, so the user agent goes along.
         Route(
             .get, "/l/{code}", LinksMethods.shortResolve, auth: .none, style: .admin,
@@ -226,6 +231,7 @@ public enum RouteTable {
         Route(.delete, "/route/{route_id}", RoutesMethods.routeDelete, auth: .signature, style: .geotag, success: .noContent),
         Route(.post, "/admin/v1/api-consumers", RoutesMethods.consumersCreate, auth: .admin(.operator), style: .admin, success: .created),
         Route(.get, "/admin/v1/api-consumers", RoutesMethods.consumersList, auth: .admin(.researcher), style: .admin),
+        Route(.delete, "/admin/v1/api-consumers/{consumer_key}", RoutesMethods.consumersRevoke, auth: .admin(.operator), style: .admin),
     ]
 
     /// The statistics service's researcher routes (docs/admin.md); its app routes are in ``lemon``.

@@ -26,7 +26,7 @@ public enum LinksService {
             // This platform's own link, which lasts as long as the token it carries.
             let short = try await shortLinks.create(
                 ShortLinkInput(appURL: url, title: "Activate your account", ttlSeconds: input.lifetimeSeconds), names: .rpc, logger: context.logger)
-            return ActivationLink(url: short.url)
+            return ActivationLink(url: short.url, code: short.code)
         }
 
         // QR codes: for other services, and for admins through `GET /admin/v1/qr`.
@@ -55,6 +55,9 @@ public enum LinksService {
         }
         methods.register(LinksMethods.shortResolve) { input, context in
             try await shortLinks.resolve(input, logger: context.logger)
+        }
+        methods.register(LinksMethods.shortRevoke, requires: [.admin]) { input, context in
+            try await shortLinks.revoke(input, context: context)
         }
         return methods
     }

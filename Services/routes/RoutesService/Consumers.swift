@@ -52,19 +52,38 @@ public struct Consumers: Sendable {
     /// `GET /admin/v1/api-consumers`: keys and names, never secrets.
     func list(context: CallContext) async throws -> ConsumerList {
         let rows = try await database.query(
-            "SELECT consumer_key, name, created_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
+            "SELECT consumer_key, name, created_at, revoked_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
         var consumers: [ConsumerList.Consumer] = []
-        for try await (key, name, createdAt) in rows.decode((String, String, Date).self) {
-            consumers.append(ConsumerList.Consumer(consumer_key: key, name: name, created_at: Self.iso(createdAt)))
+        for try await (key, name, createdAt, revokedAt) in rows.decode((String, String, Date, Date?).self) {
+            consumers.append(
+                ConsumerList.Consumer(consumer_key: key, name: name, created_at: Self.iso(createdAt), revoked_at: revokedAt.map(Self.iso)))
         }
         return ConsumerList(consumers: consumers)
+    }
+
+    /// `DELETE /admin/v1/api-consumers/{consumer_key}`: its signed requests are refused from now on, and its sealed
+    /// secret is wiped; the routes it stored stay. A second revocation finds nothing left.
+    func revoke(_ input: ConsumerByKey, context: CallContext) async throws -> ErasureReceipt {
+        var revoked = 0
+        let rows = try await database.query(
+            """
+            UPDATE routes.consumers SET revoked_at = now(), secret_sealed = ''::bytea
+            WHERE consumer_key = \(input.key) AND revoked_at IS NULL RETURNING 1
+            """, logger: context.logger)
+        for try await _ in rows.decode(Int.self) { revoked += 1 }
+        if revoked > 0 {
+            context.logger.notice(
+                "API consumer revoked", metadata: ["consumer_key": .string(input.key), "admin": .string(context.principal?.id ?? "-")])
+        }
+        return ErasureReceipt(target: "api_consumer", id: input.key, deleted: ["consumer_secrets": revoked], context: context)
     }
 
     /// The consumer with this key and its secret, opened; nil for an unknown key.
     func find(key: String, logger: Logger) async throws -> Stored? {
         let rows = try await database.query(
-            "SELECT id, secret_sealed, secret_sha256 FROM routes.consumers WHERE consumer_key = \(key)", logger: logger)
-        for try await (id, sealed, hash) in rows.decode((Int64, Data, Data).self) {
+            "SELECT id, secret_sealed, secret_sha256, revoked_at IS NOT NULL FROM routes.consumers WHERE consumer_key = \(key)", logger: logger)
+        for try await (id, sealed, hash, revoked) in rows.decode((Int64, Data, Data, Bool).self) {
+            guard !revoked else { throw SignatureVerifier.refusal("This API key was revoked", reason: "revoked_api_key") }
             let secret: String
             do {
                 secret = try sealer.open(sealed, context: Self.sealingContext(key))

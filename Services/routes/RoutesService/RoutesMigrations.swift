@@ -36,6 +36,12 @@ enum RoutesMigrations {
                     created_at timestamptz NOT NULL DEFAULT date_trunc('second', now()),
                     UNIQUE (consumer_id, blob_sha256))
                 """,
-            ])
+            ]),
+        // A revoked consumer's signed requests are refused (docs/erasure.md); its sealed secret is wiped at revocation.
+        Migration(
+            2, "revocable api consumers",
+            [
+                "ALTER TABLE routes.consumers ADD COLUMN revoked_at timestamptz"
+            ]),
     ]
 }

@@ -55,6 +55,9 @@ struct Items: Sendable {
             // A nonce the repo holds already (a retried upload) or twice in the batch: nothing was stored; again,
             // skipping those.
             stored = try await database.execute(StoreItems<RetriedItems>(repoID: repo.id, values: values, nonces: nonces), logger: logger)[0]
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+            // The repo went between finding it and writing to it: its user was erased meanwhile (docs/erasure.md).
+            throw RPCError.notFound("Repo \(repo.identifier) not found", reason: "not_found")
         }
         let inserted = zip(stored.ids, stored.nonces).map { ($0, $1.isEmpty ? nil : $1) }
         // PostgreSQL inserts the rows of `unnest` in order, drawing ascending ids: a record without a nonce

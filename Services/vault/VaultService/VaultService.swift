@@ -20,6 +20,8 @@ public enum VaultService {
         // Called by auth.
         methods.register(VaultMethods.usersInit) { try await keys.create($0, context: $1) }
         methods.register(VaultMethods.usersReseal) { try await keys.reseal($0, context: $1) }
+        let erasure = UserErasure(database: environment.database)
+        methods.register(VaultMethods.usersErase, requires: [.admin]) { try await erasure.erase($0, context: $1) }
         methods.register(VaultMethods.modulesCredentials) { try await modules.credentials($0, context: $1) }
         // The OwnYourData API.
         methods.register(VaultMethods.modulesIndex, requires: VaultPrincipal.required) { try await modules.index($0, context: $1) }

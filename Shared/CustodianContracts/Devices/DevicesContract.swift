@@ -28,6 +28,11 @@ public enum DevicesMethods {
     /// Streamed: CSV or NDJSON, too large for one answer.
     public static let measurementsExport = RoutedMethod<MeasurementExportQuery, StreamPage>("devices.measurements.export", retry: .safe)
 
+    // Erasure and detaching (docs/erasure.md): idempotent, so a retry is safe.
+    public static let accountErase = RoutedMethod<TwomesAccountErasure, ErasureReceipt>("devices.account.erase", retry: .safe)
+    public static let deviceDetach = RoutedMethod<DeviceDetachRequest, DeviceDetachment>("devices.device.detach", retry: .safe)
+    public static let opensenseErase = RoutedMethod<OpenSenseDeviceByID, ErasureReceipt>("devices.opensense.erase", retry: .safe)
+
     // OpenSense (docs/opensense.md) and its researcher routes.
     public static let opensenseRegister = RoutedMethod<OpenSenseRegistration, OpenSenseKey>("devices.opensense.register")
     public static let opensenseConfig = RoutedMethod<NoInput, OpenSenseConfiguration>("devices.opensense.config", retry: .safe)

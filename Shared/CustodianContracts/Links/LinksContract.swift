@@ -21,6 +21,8 @@ public enum LinksMethods {
     public static let shortList = RoutedMethod<ShortLinksQuery, ShortLinkPage>("links.short.list", retry: .safe)
     /// Raw: a redirect, or an HTML page for a desktop browser.
     public static let shortResolve = RoutedMethod<ShortLinkVisit, RawHTTPReply>("links.short.resolve", retry: .safe)
+    /// Idempotent: a second revocation finds nothing and says so.
+    public static let shortRevoke = RoutedMethod<ShortLinkRevocation, ErasureReceipt>("links.short.revoke", retry: .safe)
 }
 
 /// How much of a QR symbol may be damaged and still read: about 7 %, 15 %, 25 % and 30 %.
@@ -47,9 +49,13 @@ public struct MintActivationLinkInput: Codable, Sendable {
 
 public struct ActivationLink: Codable, Sendable {
     public var url: String
+    /// The short link's code when the link is this platform's own (`/l/{code}`), so that it can be revoked when its
+    /// account is erased; nil for a template's link (Firebase), which holds nothing of ours.
+    public var code: String?
 
-    public init(url: String) {
+    public init(url: String, code: String? = nil) {
         self.url = url
+        self.code = code
     }
 }
 

@@ -137,3 +137,23 @@ public struct ShortLinkVisit: RoutedInput, Equatable {
         try HTTPInput(path: ["code": code], headers: userAgent.map { ["user-agent": $0] } ?? [:]).encode(to: encoder)
     }
 }
+
+/// `DELETE /admin/v1/links/{code}`: a short link revoked (docs/erasure.md); its code then answers 404 like one never
+/// made, and its sealed app URL is gone. `devices` calls it too, for an erased account's activation link.
+public struct ShortLinkRevocation: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .links }
+
+    public var code: String
+
+    public init(code: String) {
+        self.code = code
+    }
+
+    public init(from decoder: any Decoder) throws {
+        code = try RequestReader(decoder).path("code")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["code": code]).encode(to: encoder)
+    }
+}

@@ -1,4 +1,5 @@
 import CustodianHTTP
+import CustodianJSON
 import CustodianRPC
 import Foundation
 
@@ -64,15 +65,37 @@ public struct ConsumerList: RoutedJSON, Equatable {
         public var consumer_key: String
         public var name: String
         public var created_at: String
+        /// When its key was revoked; null while it signs requests.
+        @ExplicitNull public var revoked_at: String?
 
-        public init(consumer_key: String, name: String, created_at: String) {
+        public init(consumer_key: String, name: String, created_at: String, revoked_at: String? = nil) {
             self.consumer_key = consumer_key
             self.name = name
             self.created_at = created_at
+            self.revoked_at = revoked_at
         }
     }
 
     public init(consumers: [Consumer]) {
         self.consumers = consumers
+    }
+}
+
+/// `DELETE /admin/v1/api-consumers/{consumer_key}`: a consumer revoked (docs/erasure.md).
+public struct ConsumerByKey: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    public var key: String
+
+    public init(key: String) {
+        self.key = key
+    }
+
+    public init(from decoder: any Decoder) throws {
+        key = try RequestReader(decoder).path("consumer_key")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["consumer_key": key]).encode(to: encoder)
     }
 }

@@ -8,6 +8,9 @@ public enum VaultMethods {
     public static let usersInit = RPCMethod<VaultUserKeysInput, Empty>("vault.users.init")
     /// The user's key sealed again under a new password; 403 when the old one does not open it.
     public static let usersReseal = RPCMethod<VaultUserResealInput, Empty>("vault.users.reseal")
+    /// Everything the vault holds of a user (keys, modules, repos, permissions, items): the vault's part of the user's
+    /// erasure, which `auth` asks for; a receipt of the counts.
+    public static let usersErase = RPCMethod<VaultDataErasure, ErasureReceipt>("vault.users.erase", retry: .safe)
     /// The module a uid and secret belong to (OAuth client credentials); 401 when none.
     public static let modulesCredentials = RPCMethod<ModuleCredentialsInput, ModuleCredentials>("vault.modules.credentials", retry: .safe)
 

@@ -48,7 +48,9 @@ struct OpenSense: Sendable {
         try await database.withTransaction(logger: logger) { connection in
             var deviceRef: Int64?
             for try await id in try await connection.query(
-                "SELECT id FROM devices.opensense_devices WHERE device_id = \(deviceID)", logger: logger
+                // Locked, so that an erasure of the device waits for this upload and deletes it too, or goes first and
+                // this upload finds no device (docs/erasure.md).
+                "SELECT id FROM devices.opensense_devices WHERE device_id = \(deviceID) FOR KEY SHARE", logger: logger
             ).decode(Int64.self) { deviceRef = id }
             guard let deviceRef else {
                 throw RPCError.badRequest("Unknown device_id: register the device first", reason: "device_not_registered")

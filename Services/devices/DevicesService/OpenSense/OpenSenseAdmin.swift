@@ -40,6 +40,32 @@ struct OpenSenseAdmin: Sendable {
         throw RPCError.notFound("No OpenSense device \(deviceID)", reason: "device_not_found")
     }
 
+    /// A device's erasure (docs/erasure.md): its registration and escrowed key, uploads and batches. An upload under
+    /// way finishes first and goes too (its device lookup locks the row), or comes after and finds no device.
+    func erase(_ device: OpenSenseDeviceByID, context: CallContext) async throws -> ErasureReceipt {
+        let deviceID = device.deviceID
+        let logger = context.logger
+        let deleted = try await database.withTransaction(logger: logger) { connection -> [String: Int] in
+            var counts = ["devices": 0, "uploads": 0, "batches": 0]
+            var ref: Int64?
+            for try await id in try await connection.query(
+                "SELECT id FROM devices.opensense_devices WHERE device_id = \(deviceID) FOR UPDATE", logger: logger
+            ).decode(Int64.self) { ref = id }
+            guard let ref else { return counts }
+            counts["batches"] = try await connection.count("DELETE FROM devices.opensense_batches WHERE device_ref = \(ref)", logger: logger)
+            counts["uploads"] = try await connection.count("DELETE FROM devices.opensense_uploads WHERE device_ref = \(ref)", logger: logger)
+            counts["devices"] = try await connection.count("DELETE FROM devices.opensense_devices WHERE id = \(ref)", logger: logger)
+            return counts
+        }
+        logger.notice(
+            "OpenSense device erased",
+            metadata: [
+                "device_id": .string(deviceID), "admin": .string(context.principal?.id ?? "-"),
+                "batches": .stringConvertible(deleted["batches"] ?? 0),
+            ])
+        return ErasureReceipt(target: "opensense_device", id: deviceID, deleted: deleted, context: context)
+    }
+
     /// Publishes a new configuration; its `version` is the next number, whatever the document said.
     func replaceConfig(_ configuration: OpenSenseConfiguration, context: CallContext) async throws -> OpenSenseConfiguration {
         var document = configuration

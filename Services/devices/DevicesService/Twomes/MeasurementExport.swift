@@ -26,7 +26,7 @@ struct MeasurementExport: Sendable {
             JOIN devices.devices d ON d.id = m.device_id
             JOIN devices.device_types t ON t.id = d.device_type_id
             JOIN devices.properties p ON p.id = m.property_id
-            LEFT JOIN devices.buildings b ON b.id = d.building_id
+            LEFT JOIN devices.buildings b ON b.id = m.building_id
             LEFT JOIN devices.accounts a ON a.id = b.account_id
             WHERE m.timestamp >= \(from) AND m.timestamp < \(to)
               AND (\(pseudonym)::integer IS NULL OR a.pseudonym = \(pseudonym))

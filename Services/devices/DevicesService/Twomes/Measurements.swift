@@ -49,24 +49,26 @@ struct Measurements: Sendable {
     }
 
     /// The upload as one prepared statement. Checks come first in the data they produce: no device (a bad token),
-    /// a device not attached, or a property its type lacks leaves every table untouched.
+    /// a device not attached, or a property its type lacks leaves every table untouched. The device's row is locked
+    /// (`FOR KEY SHARE`) so that an erasure or a detach, which revokes its session token, waits for an upload under
+    /// way and then deletes it too, or goes first and the upload finds no device (docs/erasure.md).
     struct StoreUpload: PostgresPreparedStatement {
         static let sql = """
             WITH device AS (
-                SELECT id, device_type_id, building_id FROM devices.devices WHERE session_token_hash = $1),
+                SELECT id, device_type_id, building_id FROM devices.devices WHERE session_token_hash = $1 FOR KEY SHARE),
             known AS (
                 SELECT p.id, p.name FROM devices.properties p JOIN device d ON p.device_type_id = d.device_type_id),
             unknown AS (
                 SELECT array_agg(DISTINCT n ORDER BY n) AS names FROM unnest($2::text[]) AS n WHERE n NOT IN (SELECT name FROM known)),
             upload AS (
-                INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size)
-                SELECT d.id, $3, date_trunc('second', now()), $4, $5 FROM device d
+                INSERT INTO devices.uploads (device_id, body_sha256, server_time, device_time, size, building_id)
+                SELECT d.id, $3, date_trunc('second', now()), $4, $5, d.building_id FROM device d
                 WHERE d.building_id IS NOT NULL AND (SELECT names FROM unknown) IS NULL
                 ON CONFLICT (device_id, body_sha256) DO UPDATE SET size = devices.uploads.size
                 RETURNING id, server_time, (xmax = 0) AS fresh),
             stored AS (
-                INSERT INTO devices.measurements (device_id, property_id, timestamp, value, upload_id)
-                SELECT d.id, k.id, s.t, s.v, u.id
+                INSERT INTO devices.measurements (device_id, property_id, timestamp, value, upload_id, building_id)
+                SELECT d.id, k.id, s.t, s.v, u.id, d.building_id
                 FROM unnest($6::text[], $7::timestamptz[], $8::text[]) AS s(n, t, v)
                 JOIN known k ON k.name = s.n CROSS JOIN device d CROSS JOIN upload u
                 WHERE u.fresh

@@ -72,6 +72,16 @@ struct ShortLinks: Sendable {
         return nil
     }
 
+    /// Deletes the link, sealed app URL and all; a code that cannot be one, or is gone already, deletes nothing.
+    func revoke(_ input: ShortLinkRevocation, context: CallContext) async throws -> ErasureReceipt {
+        var deleted = 0
+        if let code = ShortLinkCode.normalized(input.code) {
+            let rows = try await database.query("DELETE FROM links.short_links WHERE code = \(code) RETURNING 1", logger: context.logger)
+            for try await _ in rows.decode(Int.self) { deleted += 1 }
+        }
+        return ErasureReceipt(target: "short_link", id: input.code, deleted: ["short_links": deleted], context: context)
+    }
+
     /// `GET /l/{code}`: a phone is sent into the app; any other client gets a page. Unknown and expired codes
     /// get pages too, since a person, not a program, follows these links.
     func resolve(_ input: ShortLinkVisit, logger: Logger) async throws -> RawHTTPReply {

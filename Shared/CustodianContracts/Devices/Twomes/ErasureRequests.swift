@@ -1,0 +1,60 @@
+import CustodianHTTP
+import CustodianJSON
+import CustodianRPC
+
+/// `DELETE /admin/v1/accounts/{pseudonym}`: a Twomes participant's erasure (docs/erasure.md).
+public struct TwomesAccountErasure: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    public var pseudonym: Int
+
+    public init(pseudonym: Int) {
+        self.pseudonym = pseudonym
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try RequestReader(decoder).path("pseudonym")
+        guard let pseudonym = Int(text), CreateAccountRequest.pseudonymRange.contains(pseudonym) else {
+            throw RPCError.badRequest("pseudonym must be a whole number from 800000 to 899999", reason: "invalid_path")
+        }
+        self.pseudonym = pseudonym
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["pseudonym": String(pseudonym)]).encode(to: encoder)
+    }
+}
+
+/// `POST /admin/v1/devices/{device_name}/detach`: undoes a device's link to its account, for deploying it with
+/// another (docs/erasure.md, "Detaching a device").
+public struct DeviceDetachRequest: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    public var name: String
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public init(from decoder: any Decoder) throws {
+        name = try RequestReader(decoder).path("device_name")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["device_name": name]).encode(to: encoder)
+    }
+}
+
+/// A detached device: which account it left (null when it was attached to none, so a repeat changes nothing).
+public struct DeviceDetachment: RoutedJSON, Equatable {
+    public var device: String
+    @ExplicitNull public var detached_from: Int?
+    /// Readings stay with the account they were taken for.
+    public var measurements_kept: Int
+
+    public init(device: String, detached_from: Int?, measurements_kept: Int) {
+        self.device = device
+        self.detached_from = detached_from
+        self.measurements_kept = measurements_kept
+    }
+}
