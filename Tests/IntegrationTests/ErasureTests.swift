@@ -228,6 +228,25 @@ extension PlatformTests {
             #expect(try await platform.request(.DELETE, "/admin/v1/vault/users/not-a-number", admin: true).status == 200)
         }
 
+        @Test func aVaultOwnerDeletesOneRecordAndNobodyElseCan() async throws {
+            let platform = try platform
+            let owner = try await Vault.newUser(), stranger = try await Vault.newUser(name: "User B")
+            let marker = "delete-\(UUID().uuidString)"
+            let written = try await platform.request(
+                .POST, "/api/repos/eu.ownyourdata.delete/items", json: #"{"note":"\#(marker)"}"#, headers: Vault.bearer(owner.token))
+            let id = try #require(written.json?["id"] as? Int, "\(written.text)")
+            // Someone else's token, a number that is no record and text that is no number: all "not found".
+            for (path, token) in [("/api/items/\(id)", stranger.token), ("/api/items/999999999", owner.token), ("/api/items/abc", owner.token)] {
+                let refused = try await platform.request(.DELETE, path, headers: Vault.bearer(token))
+                #expect(refused.status == 404, "\(path): \(refused.status) \(refused.text)")
+            }
+            #expect(try await platform.request(.DELETE, "/api/items/\(id)").status == 401)
+            let deleted = try await platform.request(.DELETE, "/api/items/\(id)", headers: Vault.bearer(owner.token))
+            #expect(deleted.status == 200 && deleted.json?["id"] as? Int == id, "\(deleted.text)")
+            #expect(try platform.sql("SELECT count(*) FROM vault.items WHERE value::text LIKE '%\(marker)%'") == "0")
+            #expect(try await platform.request(.DELETE, "/api/items/\(id)", headers: Vault.bearer(owner.token)).status == 404)
+        }
+
         @Test func aRevokedConsumerIsRefusedAtOnceAndARevokedLinkIsGone() async throws {
             let platform = try platform
             let consumer = try await Geotag.consumer("Revoked app")

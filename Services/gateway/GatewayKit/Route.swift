@@ -154,6 +154,7 @@ public enum RouteTable {
         Route(.get, "/api/repos/{identifier}/pub_key", VaultMethods.reposPubKey, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items", VaultMethods.itemsWrite, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.get, "/api/repos/{identifier}/items", VaultMethods.itemsRead, auth: .jwt(kinds: [.user, .module]), style: .oyd),
+        Route(.delete, "/api/items/{id}", VaultMethods.itemsDelete, auth: .jwt(kinds: [.user, .module]), style: .oyd),
         Route(.post, "/api/repos/{identifier}/items/decrypted", VaultMethods.itemsDecrypted, auth: .jwt(kinds: [.user]), style: .oyd),
         Route(
             .post, "/api/password", AuthMethods.vaultUsersChangePassword, auth: .jwt(kinds: [.user]), style: .oyd,

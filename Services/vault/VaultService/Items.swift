@@ -129,6 +129,24 @@ struct Items: Sendable {
             """
     }
 
+    /// `DELETE /api/items/{id}`: the owner's record, or one in a repo the module may write to; any other id is
+    /// answered as one that does not exist, so that a caller learns nothing of others' records.
+    func delete(_ input: ItemDeletion, context: CallContext) async throws -> DeletedItem {
+        let principal = try VaultPrincipal(context)
+        let notFound = RPCError.notFound("Item \(input.id) not found", reason: "not_found")
+        guard let id = Int64(input.id) else { throw notFound }
+        let rows = try await database.query(
+            """
+            DELETE FROM vault.items i USING vault.repos r
+            WHERE i.id = \(id) AND r.id = i.repo_id AND r.user_id = \(principal.userID)
+              AND (\(principal.moduleID)::bigint IS NULL OR EXISTS (
+                    SELECT 1 FROM vault.permissions p WHERE p.repo_id = r.id AND p.module_id = \(principal.moduleID) AND p.can_write))
+            RETURNING i.id
+            """, logger: context.logger)
+        for try await deleted in rows.decode(Int64.self) { return DeletedItem(id: deleted) }
+        throw notFound
+    }
+
     /// `GET /api/repos/{identifier}/items?page=&size=&last=&last_days=`, newest last, with `Total-Count` and `Link`.
     func read(_ input: ItemsRead, context: CallContext) async throws -> RawHTTPReply {
         let repo = try await repos.access(input.identifier, context: context, need: .read, createIfMissing: false)

@@ -28,6 +28,7 @@ public enum VaultService {
         methods.register(VaultMethods.reposPubKey, requires: VaultPrincipal.required) { try await repos.publicKey($0, context: $1) }
         methods.register(VaultMethods.itemsWrite, requires: VaultPrincipal.required) { try await items.write($0, context: $1) }
         methods.register(VaultMethods.itemsRead, requires: VaultPrincipal.required) { try await items.read($0, context: $1) }
+        methods.register(VaultMethods.itemsDelete, requires: VaultPrincipal.required) { try await items.delete($0, context: $1) }
         methods.register(
             VaultMethods.itemsDecrypted,
             requires: .only(.user, refusing: .forbidden("Only the repo's owner can decrypt its items"), anonymous: VaultPrincipal.invalidToken),

@@ -270,3 +270,33 @@ public struct ModuleEntry: RoutedJSON, Equatable {
         self.launch_url = launch_url
     }
 }
+
+/// `DELETE /api/items/{id}`: the data owner deletes one record, as pia2 (OwnYourData's own vault) offers; a module may
+/// delete from a repo it may write to. An id that is not a number names no record.
+public struct ItemDeletion: RoutedInput, Equatable {
+    public static var decoding: RequestDecoding { .fastAPI }
+
+    /// The path as given, for the answer's wording.
+    public var id: String
+
+    public init(id: String) {
+        self.id = id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        id = try RequestReader(decoder).path("id")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try HTTPInput(path: ["id": id]).encode(to: encoder)
+    }
+}
+
+/// The deleted record's id, as a write answers it.
+public struct DeletedItem: RoutedJSON, Equatable {
+    public var id: Int64
+
+    public init(id: Int64) {
+        self.id = id
+    }
+}

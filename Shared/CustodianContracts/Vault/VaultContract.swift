@@ -21,6 +21,7 @@ public enum VaultMethods {
     public static let itemsWrite = RoutedMethod<ItemsWrite, RawHTTPReply>("vault.items.write")
     /// Raw: the records with `Total-Count` and `Link` headers.
     public static let itemsRead = RoutedMethod<ItemsRead, RawHTTPReply>("vault.items.read", retry: .safe)
+    public static let itemsDelete = RoutedMethod<ItemDeletion, DeletedItem>("vault.items.delete", retry: .safe)
     public static let itemsDecrypted = RoutedMethod<ItemsDecryption, [DecryptedItem]>("vault.items.decrypted", retry: .safe)
 
     // The admin API.
