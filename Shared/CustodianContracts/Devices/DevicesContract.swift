@@ -30,7 +30,7 @@ public enum DevicesMethods {
 
     // Erasure and detaching (docs/erasure.md): idempotent, so a retry is safe.
     public static let accountErase = RoutedMethod<TwomesAccountErasure, ErasureReceipt>("devices.account.erase", retry: .safe)
-    public static let deviceDetach = RoutedMethod<DeviceDetachRequest, DeviceDetachment>("devices.device.detach", retry: .safe)
+    public static let deviceDetach = RoutedMethod<DeviceByName, DeviceDetachment>("devices.device.detach", retry: .safe)
     public static let opensenseErase = RoutedMethod<OpenSenseDeviceByID, ErasureReceipt>("devices.opensense.erase", retry: .safe)
 
     // OpenSense (docs/opensense.md) and its researcher routes.

@@ -62,7 +62,7 @@ struct AccountErasure: Sendable {
     /// The seed's "the link between device and account can be undone, for re-deploying the device to another
     /// account": the device keeps its activation token, loses its session token, and its readings stay with the
     /// account they were taken for.
-    func detach(_ request: DeviceDetachRequest, context: CallContext) async throws -> DeviceDetachment {
+    func detach(_ request: DeviceByName, context: CallContext) async throws -> DeviceDetachment {
         let name = request.name
         let logger = context.logger
         return try await database.withTransaction(logger: logger) { connection in

@@ -25,27 +25,9 @@ public struct TwomesAccountErasure: RoutedInput, Equatable {
     }
 }
 
-/// `POST /admin/v1/devices/{device_name}/detach`: undoes a device's link to its account, for deploying it with
-/// another (docs/erasure.md, "Detaching a device").
-public struct DeviceDetachRequest: RoutedInput, Equatable {
-    public static var decoding: RequestDecoding { .fastAPI }
-
-    public var name: String
-
-    public init(name: String) {
-        self.name = name
-    }
-
-    public init(from decoder: any Decoder) throws {
-        name = try RequestReader(decoder).path("device_name")
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(path: ["device_name": name]).encode(to: encoder)
-    }
-}
-
-/// A detached device: which account it left (null when it was attached to none, so a repeat changes nothing).
+/// `POST /admin/v1/devices/{device_name}/detach` (its input a ``DeviceByName``): which account the device left (null
+/// when it was attached to none, so a repeat changes nothing). The seed's "the link between device and account can be
+/// undone, for re-deploying the device to another account" (docs/erasure.md, "Detaching a device").
 public struct DeviceDetachment: RoutedJSON, Equatable {
     public var device: String
     @ExplicitNull public var detached_from: Int?
