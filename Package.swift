@@ -480,7 +480,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StatisticsTests",
-            dependencies: ["CustodianJSON", "StatisticsService", "CustodianRPC"],
+            dependencies: ["CustodianJSON", "StatisticsService", "CustodianRPC", "CustodianContracts", "CustodianHTTP", "ServiceTestSupport"],
             path: "Tests/StatisticsTests"
         ),
         .testTarget(

@@ -37,11 +37,6 @@ public enum ResearcherExport {
         return text[..<space] + "+" + offset
     }
 
-    /// `?format=csv|ndjson`, CSV when absent.
-    public static func format(_ input: HTTPInput) throws -> Format {
-        try format(input.singleQueryValue("format"))
-    }
-
     /// The one value of the `format` query parameter as a format, CSV when absent.
     public static func format(_ text: String?) throws -> Format {
         guard let format = Format(rawValue: text ?? "csv") else {

@@ -23,18 +23,20 @@ struct LemonHandshakeTests {
     static func register(_ app: LemonApp, on harness: ServiceHarness, serverKey: ServerKey, pushToken: String? = nil) async throws -> LemonSession {
         let builder = try HandshakeBuilder(serverKey: serverKey.publicKey)
         let answer = try await harness.call(
-            AuthMethods.lemonHandshake, body(try builder.registration(app: app, operatingSystem: "Android", language: "en", pushToken: pushToken)))
+            AuthMethods.lemonHandshake.forwarded,
+            body(try builder.registration(app: app, operatingSystem: "Android", language: "en", pushToken: pushToken)))
         return try builder.session(from: try Self.fields(answer))
     }
 
     static func authenticate(_ app: LemonApp, on harness: ServiceHarness, serverKey: ServerKey) async throws -> LemonSession {
         let builder = try HandshakeBuilder(serverKey: serverKey.publicKey)
-        let answer = try await harness.call(AuthMethods.lemonHandshake, body(try builder.authentication(app: app, language: nil)))
+        let answer = try await harness.call(AuthMethods.lemonHandshake.forwarded, body(try builder.authentication(app: app, language: nil)))
         return try builder.session(from: try Self.fields(answer))
     }
 
-    static func fields(_ answer: JSONValue) throws -> [String: String] {
-        guard case .object(let members) = answer else { throw HarnessError("the handshake answered \(answer)") }
+    /// The answer's members by their names on the wire.
+    static func fields(_ answer: HandshakeResponse) throws -> [String: String] {
+        guard case .object(let members) = try JSONValueEncoder().encode(answer) else { throw HarnessError("the handshake answered \(answer)") }
         return members.compactMapValues { if case .string(let text) = $0 { text } else { nil } }
     }
 
@@ -49,7 +51,7 @@ struct LemonHandshakeTests {
             let app = LemonApp.generate()
             let builder = try HandshakeBuilder(serverKey: serverKey.publicKey)
             func refusal(_ fields: [String: String]) async -> RPCError? {
-                await rpcError { try await harness.call(AuthMethods.lemonHandshake, Self.body(fields)) }
+                await rpcError { try await harness.call(AuthMethods.lemonHandshake.forwarded, Self.body(fields)) }
             }
             var fields = try builder.registration(app: app, operatingSystem: "Android", language: "en", pushToken: nil)
 
@@ -93,14 +95,16 @@ struct LemonHandshakeTests {
             let forged = try Self.forgedAuthentication(of: app, serverKey: serverKey)
             for _ in 0..<2 {
                 #expect(
-                    await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed")
+                    await rpcError { try await harness.call(AuthMethods.lemonHandshake.forwarded, forged) }
+                        == .unauthenticated("Signature verification failed")
                 )
             }
             // Two failures are forgiven by a success, which resets the count.
             _ = try await Self.authenticate(app, on: harness, serverKey: serverKey)
             for _ in 0..<3 {
                 #expect(
-                    await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) } == .unauthenticated("Signature verification failed")
+                    await rpcError { try await harness.call(AuthMethods.lemonHandshake.forwarded, forged) }
+                        == .unauthenticated("Signature verification failed")
                 )
             }
             let locked = await rpcError { try await Self.authenticate(app, on: harness, serverKey: serverKey) }
@@ -120,7 +124,7 @@ struct LemonHandshakeTests {
             let forged = try Self.forgedAuthentication(of: app, serverKey: serverKey)
             let messages = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<6 {
-                    group.addTask { await rpcError { try await harness.call(AuthMethods.lemonHandshake, forged) }?.message }
+                    group.addTask { await rpcError { try await harness.call(AuthMethods.lemonHandshake.forwarded, forged) }?.message }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }

@@ -14,10 +14,9 @@ struct PasswordThrottleTests {
 
     static func createUser(_ email: String, password: String, on harness: ServiceHarness) async throws -> Principal {
         let created = try await harness.call(
-            AuthMethods.vaultUsersCreate,
+            AuthMethods.vaultUsersCreate.forwarded,
             HTTPInput(body: .object(["email": .string(email), "name": "Tester", "password": .string(password)])), as: AuthHarness.admin)
-        guard case .object(let user) = created, case .int(let id)? = user["id"] else { throw HarnessError("created \(created)") }
-        return Principal(kind: .user, id: String(id), scopes: ["vault"])
+        return Principal(kind: .user, id: String(created.id), scopes: ["vault"])
     }
 
     static let wrong = RPCError(.unauthenticated, reason: "invalid_grant", message: "Invalid email or password")
@@ -27,29 +26,37 @@ struct PasswordThrottleTests {
             _ = try await Self.createUser("owner@example.org", password: "correct horse", on: harness)
             _ = try await Self.createUser("neighbour@example.org", password: "battery staple", on: harness)
             for _ in 0..<5 {
-                #expect(await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "guess")) } == Self.wrong)
+                #expect(
+                    await rpcError { try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "guess")) }
+                        == Self.wrong)
             }
             // The email is compared normalised: another spelling is the same account.
-            let locked = await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login(" Owner@Example.org", "correct horse")) }
+            let locked = await rpcError {
+                try await harness.call(AuthMethods.oauthToken.forwarded, Self.login(" Owner@Example.org", "correct horse"))
+            }
             #expect(locked?.code == .tooManyRequests)
             #expect(locked?.message == "Too many failed logins; try again in 15 minutes")
             #expect(locked?.reason == "slow_down")
             #expect((890...900).contains(locked?.retryAfter ?? 0), "Retry-After \(String(describing: locked?.retryAfter))")
 
-            _ = try await harness.call(AuthMethods.oauthToken, Self.login("neighbour@example.org", "battery staple"))
+            _ = try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("neighbour@example.org", "battery staple"))
             // The lock ends by itself.
             try await harness.database.query("UPDATE auth.login_failures SET locked_until = now() - interval '1 second'", logger: harness.logger)
-            _ = try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "correct horse"))
+            _ = try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "correct horse"))
         }
     }
 
     @Test func aSuccessForgivesEarlierFailures() async throws {
         try await AuthHarness.run { harness, _ in
             _ = try await Self.createUser("owner@example.org", password: "correct horse", on: harness)
-            for _ in 0..<4 { _ = await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "guess")) } }
-            _ = try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "correct horse"))
             for _ in 0..<4 {
-                #expect(await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "guess")) } == Self.wrong)
+                _ = await rpcError { try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "guess")) }
+            }
+            _ = try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "correct horse"))
+            for _ in 0..<4 {
+                #expect(
+                    await rpcError { try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "guess")) }
+                        == Self.wrong)
             }
             #expect(try await harness.scalar("SELECT count(*) FROM auth.login_failures WHERE locked_until > now()", as: Int.self) == 0)
         }
@@ -61,7 +68,7 @@ struct PasswordThrottleTests {
             let outcomes = try await withThrowingTaskGroup(of: RPCError.Code?.self) { group in
                 for _ in 0..<9 {
                     group.addTask {
-                        await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("nobody@example.org", "guess")) }?.code
+                        await rpcError { try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("nobody@example.org", "guess")) }?.code
                     }
                 }
                 return try await group.reduce(into: [RPCError.Code?]()) { $0.append($1) }
@@ -78,10 +85,10 @@ struct PasswordThrottleTests {
             // A module of the owner's, whose id happens to be the owner's.
             let module = Principal(kind: .module, id: owner.id, scopes: ["user:\(owner.id)"])
             #expect(
-                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change, as: module) }
+                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword.forwarded, change, as: module) }
                     == .forbidden("Only a user can change their password"))
             #expect(
-                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change) }
+                await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword.forwarded, change) }
                     == .forbidden("Only a user can change their password"))
         }
     }
@@ -91,10 +98,10 @@ struct PasswordThrottleTests {
             let owner = try await Self.createUser("owner@example.org", password: "correct horse", on: harness)
             let change = HTTPInput(body: .object(["current_password": "guess", "new_password": "new password"]))
             for _ in 0..<5 {
-                let refused = await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword, change, as: owner) }
+                let refused = await rpcError { try await harness.call(AuthMethods.vaultUsersChangePassword.forwarded, change, as: owner) }
                 #expect(refused == .forbidden("The current password is wrong", reason: "wrong_password"))
             }
-            let locked = await rpcError { try await harness.call(AuthMethods.oauthToken, Self.login("owner@example.org", "correct horse")) }
+            let locked = await rpcError { try await harness.call(AuthMethods.oauthToken.forwarded, Self.login("owner@example.org", "correct horse")) }
             #expect(locked?.code == .tooManyRequests)
         }
     }

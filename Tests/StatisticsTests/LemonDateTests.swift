@@ -1,3 +1,4 @@
+import CustodianContracts
 import Foundation
 import StatisticsService
 import Testing

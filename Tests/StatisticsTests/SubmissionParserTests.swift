@@ -1,6 +1,8 @@
+import CustodianContracts
 import CustodianJSON
 import CustodianRPC
 import Foundation
+import ServiceTestSupport
 import StatisticsService
 import Testing
 
@@ -12,7 +14,12 @@ struct SubmissionParserTests {
     static let now = LemonDateTests.utc("2026-11-22T06:00:00.000Z")
 
     static func parse(_ json: String) throws -> Submission {
-        try SubmissionParser.parse(try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)), reference: reference, now: now)
+        try parse(json, reference: reference)
+    }
+
+    /// The body read as the service reads it (its form), then checked against `reference`.
+    static func parse(_ json: String, reference: ReferenceSets) throws -> Submission {
+        try SubmissionParser.parse(RoutedRequests.read(SubmissionRequest.self, body: json), reference: reference, now: now)
     }
 
     static func problem(_ json: String) -> RPCError? {
@@ -137,6 +144,14 @@ struct SubmissionParserTests {
                 #"{"Status":"Positive","Symptoms":["question_positive_symptom-1","question_positive_symptom-1"]}"#, "duplicate_symptoms",
                 "Duplicate symptoms: 'question_positive_symptom-1' is listed twice"
             ),
+            // Member by member, each looked up where the API looks it up: a country it does not have is said before an age
+            // that is no age, and an unregistered symptom before a later one that is no key.
+            (#"{"Country":"FR","Age":-1}"#, "unsupported_country", "Unsupported country 'FR'"),
+            (#"{"Country":"GB","Language":"xx","Age":-1}"#, "invalid_alpha2", "Invalid Alpha2 'xx': not a supported language"),
+            (
+                #"{"Status":"Positive","Symptoms":["question_positive_symptom-13",7]}"#, "invalid_symptom",
+                "Invalid symptom (does not match a registered symptom): 'question_positive_symptom-13'"
+            ),
         ] as [(String, String, String)])
     func everyProblemHasItsOwnMessage(json: String, reason: String, message: String) {
         let error = Self.problem(json)
@@ -147,8 +162,8 @@ struct SubmissionParserTests {
 
     @Test func twentySymptomsAndTheAgeBoundsAreAccepted() throws {
         let reference = ReferenceSets(countries: [], languages: [], symptoms: Set((1...20).map { "s\($0)" }))
-        let body = JSONValue.object(["Status": "Positive", "Symptoms": .array((1...20).map { .string("s\($0)") })])
-        #expect(try SubmissionParser.parse(body, reference: reference, now: Self.now).symptoms?.count == 20)
+        let body = #"{"Status":"Positive","Symptoms":[\#((1...20).map { "\"s\($0)\"" }.joined(separator: ","))]}"#
+        #expect(try Self.parse(body, reference: reference).symptoms?.count == 20)
         #expect(try Self.parse(#"{"Age":0}"#).age == 0)
         #expect(try Self.parse(#"{"Age":200}"#).age == 200)
     }

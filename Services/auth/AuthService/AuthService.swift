@@ -33,23 +33,30 @@ public enum AuthService {
         let lemonDevices = LemonDevices(database: environment.database, services: environment.services, sessions: sessions)
 
         var methods = RPCMethods()
-        methods.register(routed: AuthMethods.oauthToken) { try await oauth.token($0, context: $1) }
-        methods.register(routed: AuthMethods.vaultUsersCreate, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
+        methods.register(AuthMethods.oauthToken) { try await oauth.token($0, context: $1) }
+        methods.register(AuthMethods.vaultUsersCreate, requires: [.admin]) { try await vaultUsers.create($0, context: $1) }
         methods.register(
-            routed: AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password"))
+            AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password")),
+            beforeRefusingInput: { _ = try VaultUsers.user($0) }
         ) { try await vaultUsers.changePassword($0, context: $1) }
         let vaultUserEraser = VaultUserEraser(database: environment.database, services: environment.services)
         methods.register(AuthMethods.vaultUsersErase, requires: [.admin]) { try await vaultUserEraser.erase($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
+        methods.register(AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.
         let publishedKeys = LemonKeys.published(serverKeys)
-        methods.register(routed: AuthMethods.lemonKeys) { _, _ in publishedKeys }
+        methods.register(AuthMethods.lemonKeys) { _, _ in publishedKeys }
         methods.register(AuthMethods.lemonSessionKeys) { try await sessions.keys($0, context: $1) }
         methods.register(AuthMethods.lemonSessionUse) { try await sessions.use($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonDeviceDelete, requires: .lemonApp) { try await lemonDevices.delete($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonDeviceActive, requires: .lemonApp) { try await lemonDevices.setActive($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonPushTokenUpdate, requires: .lemonApp) { try await lemonDevices.updatePushToken($0, context: $1) }
-        methods.register(routed: AuthMethods.lemonPushTokenDelete, requires: .lemonApp) { try await lemonDevices.deletePushToken($0, context: $1) }
+        methods.register(AuthMethods.lemonDeviceDelete, requires: .lemonApp) { try await lemonDevices.delete(context: $1) }
+        // Which app calls is checked before a query or body that cannot be read is answered, as the API always did.
+        let appFirst: @Sendable (CallContext) async throws -> Void = { _ = try await lemonDevices.caller($0) }
+        methods.register(AuthMethods.lemonDeviceActive, requires: .lemonApp, beforeRefusingInput: appFirst) {
+            try await lemonDevices.setActive($0, context: $1)
+        }
+        methods.register(AuthMethods.lemonPushTokenUpdate, requires: .lemonApp, beforeRefusingInput: appFirst) {
+            try await lemonDevices.updatePushToken($0, context: $1)
+        }
+        methods.register(AuthMethods.lemonPushTokenDelete, requires: .lemonApp) { try await lemonDevices.deletePushToken(context: $1) }
         methods.register(AuthMethods.adminAuthenticate) { input, context in
             try await adminTokens.authenticate(input.token, logger: context.logger)
         }

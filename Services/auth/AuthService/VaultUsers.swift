@@ -13,33 +13,9 @@ struct VaultUsers: Sendable {
     let services: RPCClient
     let throttle: PasswordThrottle
 
-    struct CreateRequest: Decodable {
-        var email: String
-        var name: String
-        var password: String
-    }
-
-    struct User: Codable, Sendable {
-        var id: Int64
-        var email: String
-        var name: String
-    }
-
-    static func normalised(_ email: String) -> String { email.trimmingCharacters(in: .whitespaces).lowercased() }
-
     /// `POST /admin/v1/vault/users`: a user and, in the vault, the user's key pair sealed with the password.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> User {
-        let request = try input.decodeBody(as: CreateRequest.self)
-        let email = Self.normalised(request.email)
-        guard email.count <= 254, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+\z"#, options: .regularExpression) != nil else {
-            throw RPCError.validation(location: ["body", "email"], message: "email must be an email address")
-        }
-        guard (1...200).contains(request.name.count) else {
-            throw RPCError.validation(location: ["body", "name"], message: "name must have 1 to 200 characters")
-        }
-        guard (6...1024).contains(request.password.count) else {
-            throw RPCError.validation(location: ["body", "password"], message: "password must have 6 to 1024 characters")
-        }
+    func create(_ request: VaultUserCreate, context: CallContext) async throws -> VaultUser {
+        let email = request.email
         let password = request.password
         let hash = try await BlockingWork.run { try Sodium.passwordHash(password) }
         let rows = try await database.query(
@@ -57,7 +33,7 @@ struct VaultUsers: Sendable {
             _ = try? await database.query("DELETE FROM auth.vault_users WHERE id = \(id)", logger: context.logger)
             throw error
         }
-        return User(id: id, email: email, name: request.name)
+        return VaultUser(id: id, email: email, name: request.name)
     }
 
     struct Credentials: Sendable {
@@ -68,7 +44,7 @@ struct VaultUsers: Sendable {
 
     func find(email: String, logger: Logger) async throws -> Credentials? {
         let rows = try await database.query(
-            "SELECT id, name, password_hash FROM auth.vault_users WHERE email = \(Self.normalised(email))", logger: logger)
+            "SELECT id, name, password_hash FROM auth.vault_users WHERE email = \(VaultUserCreate.normalised(email))", logger: logger)
         for try await (id, name, hash) in rows.decode((Int64, String, String).self) {
             return Credentials(id: id, name: name, passwordHash: hash)
         }
@@ -82,20 +58,9 @@ struct VaultUsers: Sendable {
         return nil
     }
 
-    struct PasswordChange: Decodable {
-        var current_password: String
-        var new_password: String
-    }
-
     /// `POST /api/password`: the vault re-seals the user's key with the new password first, then the login changes.
-    func changePassword(_ input: HTTPInput, context: CallContext) async throws -> [String: String] {
-        guard let id = context.principal.flatMap({ Int64($0.id) }) else {
-            throw RPCError.forbidden("Only a user can change their password", reason: "forbidden")
-        }
-        let request = try input.decodeBody(as: PasswordChange.self)
-        guard (6...1024).contains(request.new_password.count) else {
-            throw RPCError.validation(location: ["body", "new_password"], message: "password must have 6 to 1024 characters")
-        }
+    func changePassword(_ request: PasswordChange, context: CallContext) async throws -> PasswordChanged {
+        let id = try Self.user(context)
         var stored: (email: String, hash: String)?
         let rows = try await database.query("SELECT email, password_hash FROM auth.vault_users WHERE id = \(id)", logger: context.logger)
         for try await row in rows.decode((String, String).self) { stored = row }
@@ -125,6 +90,14 @@ struct VaultUsers: Sendable {
                 context: context)
             throw error
         }
-        return ["status": "ok"]
+        return PasswordChanged()
+    }
+
+    /// The user whose token the request carries, checked before a body that cannot be read is answered.
+    static func user(_ context: CallContext) throws -> Int64 {
+        guard let id = context.principal.flatMap({ Int64($0.id) }) else {
+            throw RPCError.forbidden("Only a user can change their password", reason: "forbidden")
+        }
+        return id
     }
 }

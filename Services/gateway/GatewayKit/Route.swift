@@ -123,7 +123,7 @@ public enum RouteTable {
     /// encrypted with the session's keys (docs/lemon.md).
     static let lemon: [Route] = {
         func app(
-            _ method: HTTPRequest.Method, _ path: String, _ rpc: RPCMethod<HTTPInput, JSONValue>, success: HTTPResponse.Status = .ok,
+            _ method: HTTPRequest.Method, _ path: String, _ rpc: some RouteTarget, success: HTTPResponse.Status = .ok,
             maximumBodySize: Int? = nil
         ) -> Route {
             Route(method, path, rpc, auth: .jwt(kinds: [.app]), style: .lemon, success: success, maximumBodySize: maximumBodySize, endToEnd: true)

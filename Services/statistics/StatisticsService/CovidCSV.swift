@@ -1,3 +1,4 @@
+import CustodianContracts
 import Foundation
 
 /// Public daily case data as the admin imports it: a CSV with the header `country,date,confirmed,deaths,recovered`
@@ -77,7 +78,7 @@ public enum CovidCSV {
                 continue
             }
             let country = values[0].uppercased()
-            guard SubmissionParser.isAlpha2(values[0]) else {
+            guard Alpha2.isValid(values[0]) else {
                 errors.append(LineError(line: line, message: "country '\(clip(values[0]))' is not an alpha2 code"))
                 continue
             }

@@ -1,8 +1,8 @@
+import CustodianContracts
 import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 import CustodianRuntime
-import CustodianWeb
 import Foundation
 import Logging
 import PostgresNIO
@@ -15,10 +15,7 @@ public struct CovidFigures: Sendable {
         self.database = database
     }
 
-    /// At most this many countries in one statistics request.
-    static let maximumCountries = 50
     static let globalName = "Global"
-    static let defaultSource = "CSV import"
 
     struct Latest: Sendable {
         var alpha2: String
@@ -35,18 +32,8 @@ public struct CovidFigures: Sendable {
     /// `GET /api/v1/statistics/covid/google?countries=ZA&countries=GB`: each country's latest figures; one
     /// country gives an object, several an array in the order asked (countries without figures left out),
     /// none the global totals.
-    func get(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
-        var requested: [String] = []
-        for value in input.query["countries"] ?? [] where !value.isEmpty {
-            let code = value.uppercased()
-            guard SubmissionParser.isAlpha2(value) else {
-                throw RPCError.badRequest("Invalid alpha2 code '\(ReferenceData.clip(value))'", reason: "invalid_alpha2")
-            }
-            if !requested.contains(code) { requested.append(code) }
-        }
-        guard requested.count <= Self.maximumCountries else {
-            throw RPCError.badRequest("Ask for at most \(Self.maximumCountries) countries at once", reason: "too_many_countries")
-        }
+    func get(_ input: CovidQuery, context: CallContext) async throws -> CovidAnswer {
+        let requested = input.countries
         var supported = Set<String>()
         for try await code in try await database.query(
             "SELECT alpha2 FROM statistics.countries WHERE active AND alpha2 = ANY(\(requested))", logger: context.logger
@@ -61,16 +48,16 @@ public struct CovidFigures: Sendable {
             guard !latest.isEmpty else {
                 throw RPCError.notFound("No COVID-19 statistics have been imported yet", reason: "no_statistics")
             }
-            return Self.global(latest)
+            return .one(Self.global(latest))
         }
         let byCountry = Dictionary(latest.map { ($0.alpha2, $0) }, uniquingKeysWith: { first, _ in first })
         if requested.count == 1 {
             guard let figures = byCountry[requested[0]] else {
                 throw RPCError.notFound("No COVID-19 statistics for \(requested[0]) yet", reason: "no_statistics")
             }
-            return Self.render(figures)
+            return .one(Self.render(figures))
         }
-        return .array(requested.compactMap { byCountry[$0] }.map(Self.render))
+        return .several(requested.compactMap { byCountry[$0] }.map(Self.render))
     }
 
     private func latest(countries: [String]?, logger: Logger) async throws -> [Latest] {
@@ -94,66 +81,32 @@ public struct CovidFigures: Sendable {
         return latest
     }
 
-    static func render(_ figures: Latest) -> JSONValue {
-        [
-            "CountryName": .string(figures.name),
-            "ContractedCount": .int(figures.confirmed),
-            "DeathCount": .int(figures.deaths),
-            "RecoveredCount": figures.recovered.map { .int($0) } ?? .null,
-            "Source": .string(figures.source),
-            "SourceCreatedAt": .string(LemonDate.format(figures.day, fraction: false)),
-            "SourceUrl": figures.sourceURL.map { .string($0) } ?? .null,
-            "CreatedAt": .string(LemonDate.format(figures.importedAt)),
-        ]
+    static func render(_ figures: Latest) -> CovidFigure {
+        CovidFigure(
+            countryName: figures.name, contractedCount: figures.confirmed, deathCount: figures.deaths, recoveredCount: figures.recovered,
+            source: figures.source, sourceCreatedAt: LemonDate.format(figures.day, fraction: false), sourceUrl: figures.sourceURL,
+            createdAt: LemonDate.format(figures.importedAt))
     }
 
     /// The sum of every country's latest figures. RecoveredCount sums the countries that report it (null
     /// when none does); Source lists the distinct sources; SourceUrl is set when there is only one.
-    static func global(_ latest: [Latest]) -> JSONValue {
+    static func global(_ latest: [Latest]) -> CovidFigure {
         let recovered = latest.compactMap(\.recovered)
         let sources = Array(Set(latest.map(\.source))).sorted()
         let urls = Set(latest.map(\.sourceURL))
-        return [
-            "CountryName": .string(globalName),
-            "ContractedCount": .int(latest.reduce(0) { $0 + $1.confirmed }),
-            "DeathCount": .int(latest.reduce(0) { $0 + $1.deaths }),
-            "RecoveredCount": recovered.isEmpty ? .null : .int(recovered.reduce(0, +)),
-            "Source": .string(sources.joined(separator: ", ")),
-            "SourceCreatedAt": .string(LemonDate.format(latest.map(\.day).max()!, fraction: false)),
-            "SourceUrl": urls.count == 1 ? (urls.first!.map { .string($0) } ?? .null) : .null,
-            "CreatedAt": .string(LemonDate.format(latest.map(\.importedAt).max()!)),
-        ]
+        return CovidFigure(
+            countryName: globalName, contractedCount: latest.reduce(0) { $0 + $1.confirmed }, deathCount: latest.reduce(0) { $0 + $1.deaths },
+            recoveredCount: recovered.isEmpty ? nil : recovered.reduce(0, +), source: sources.joined(separator: ", "),
+            sourceCreatedAt: LemonDate.format(latest.map(\.day).max()!, fraction: false), sourceUrl: urls.count == 1 ? urls.first! : nil,
+            createdAt: LemonDate.format(latest.map(\.importedAt).max()!))
     }
 
     // MARK: Imports
 
-    struct ImportResult: Codable, Sendable {
-        var rows: Int
-        var inserted: Int
-        var updated: Int
-        var countries: [String]
-        var first_day: String
-        var last_day: String
-        var source: String
-        @ExplicitNull var source_url: String?
-    }
-
     /// `POST /admin/v1/statistics/covid/imports?source=…&source_url=…` with a CSV body: every line checked
     /// first, then all rows stored in one transaction (a day already imported for a country is replaced).
-    func importCSV(_ input: HTTPInput, context: CallContext) async throws -> ImportResult {
-        let source = (try input.singleQueryValue("source") ?? Self.defaultSource).trimmingCharacters(in: .whitespaces)
-        guard (1...100).contains(source.count), !source.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RPCError.badRequest("source has 1 to 100 characters and no control characters", reason: "invalid_query")
-        }
-        let sourceURL = try input.singleQueryValue("source_url").flatMap { $0.isEmpty ? nil : $0 }
-        if let sourceURL {
-            guard WebURL.isWeb(sourceURL, maximumLength: 2000) else {
-                throw RPCError.badRequest("source_url must be an http or https URL of at most 2000 characters", reason: "invalid_query")
-            }
-        }
-        guard let text = input.body.stringValue else {
-            throw RPCError.badRequest("the body must be the CSV text (Content-Type: text/csv)", reason: "invalid_csv")
-        }
+    func importCSV(_ input: CovidImportRequest, context: CallContext) async throws -> CovidImportResult {
+        let (source, sourceURL, text) = (input.source, input.sourceURL, input.csv)
         var countries = Set<String>()
         for try await code in try await database.query("SELECT alpha2 FROM statistics.countries", logger: context.logger).decode(String.self) {
             countries.insert(code)
@@ -207,7 +160,7 @@ public struct CovidFigures: Sendable {
             return (inserted, updated)
         }
         let days = rows.map(\.day)
-        let result = ImportResult(
+        let result = CovidImportResult(
             rows: rows.count, inserted: inserted, updated: updated, countries: Array(Set(rows.map(\.country))).sorted(),
             first_day: days.min()!, last_day: days.max()!, source: source, source_url: sourceURL)
         logger.notice(

@@ -49,7 +49,7 @@ public struct ReferenceData: Sendable {
 
     /// For `auth`'s handshake, which takes a language only if apps can be served in it.
     func isSupported(language: LanguageQuery, context: CallContext) async throws -> LanguageSupport {
-        guard SubmissionParser.isAlpha2(language.language) else { return LanguageSupport(supported: false) }
+        guard Alpha2.isValid(language.language) else { return LanguageSupport(supported: false) }
         let supported = try await exists(
             "SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", language.language.lowercased(), logger: context.logger)
         return LanguageSupport(supported: supported)
@@ -59,14 +59,12 @@ public struct ReferenceData: Sendable {
 
     /// `GET /api/v1/symptoms?language=xx`: the active symptoms in that language (English by default), each
     /// falling back to English where it has no translation yet.
-    func symptoms(_ input: HTTPInput, context: CallContext) async throws -> [[String: String]] {
+    func symptoms(_ input: SymptomsQuery, context: CallContext) async throws -> [SymptomText] {
         var language = Self.defaultLanguage
-        if let requested = try input.singleQueryValue("language"), !requested.isEmpty {
+        if let requested = input.language {
             let code = requested.lowercased()
-            guard SubmissionParser.isAlpha2(requested),
-                try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger)
-            else {
-                throw RPCError.badRequest("Invalid Alpha2 '\(Self.clip(requested))': not a supported language", reason: "invalid_alpha2")
+            guard try await exists("SELECT 1 FROM statistics.languages WHERE alpha2 = $1 AND active", code, logger: context.logger) else {
+                throw SymptomsQuery.unsupported(requested)
             }
             language = code
         }
@@ -78,32 +76,24 @@ public struct ReferenceData: Sendable {
             LEFT JOIN statistics.symptom_translations en ON en.symptom_key = s.key AND en.language = \(Self.defaultLanguage)
             WHERE s.active ORDER BY s.position, s.key
             """, logger: context.logger)
-        var list: [[String: String]] = []
+        var list: [SymptomText] = []
         for try await (key, value) in rows.decode((String, String).self) {
-            list.append(["key": key, "value": value])
+            list.append(SymptomText(key: key, value: value))
         }
         return list
     }
 
     /// `GET /api/v1/countries?country=XX`: every supported country, or the one asked for.
-    func countries(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
-        return try await list(table: "countries", parameter: "country", input: input, context: context, normalise: { $0.uppercased() })
+    func countries(_ input: CountriesQuery, context: CallContext) async throws -> PlaceNames {
+        try await list(table: "countries", requested: input.country, code: input.country?.uppercased(), context: context)
     }
 
     /// `GET /api/v1/languages?language=xx`: every supported language, or the one asked for.
-    func languages(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
-        return try await list(table: "languages", parameter: "language", input: input, context: context, normalise: { $0.lowercased() })
+    func languages(_ input: LanguagesQuery, context: CallContext) async throws -> PlaceNames {
+        try await list(table: "languages", requested: input.language, code: input.language?.lowercased(), context: context)
     }
 
-    private func list(
-        table: String, parameter: String, input: HTTPInput, context: CallContext,
-        normalise: (String) -> String
-    ) async throws -> JSONValue {
-        let requested = try input.singleQueryValue(parameter).flatMap { $0.isEmpty ? nil : $0 }
-        let code = requested.map(normalise)
-        if let requested, !SubmissionParser.isAlpha2(requested) {
-            throw RPCError.badRequest("Invalid alpha2 code '\(Self.clip(requested))'", reason: "invalid_alpha2")
-        }
+    private func list(table: String, requested: String?, code: String?, context: CallContext) async throws -> PlaceNames {
         let rows = try await database.query(
             PostgresQuery(
                 unsafeSQL: "SELECT alpha2, name FROM statistics.\(table) WHERE active AND ($1::text IS NULL OR alpha2 = $1) ORDER BY alpha2",
@@ -111,15 +101,15 @@ public struct ReferenceData: Sendable {
                     var binds = PostgresBindings(); binds.append(code); return binds
                 }()),
             logger: context.logger)
-        var items: [JSONValue] = []
+        var items: [PlaceName] = []
         for try await (alpha2, name) in rows.decode((String, String).self) {
-            items.append(["Alpha2": .string(alpha2), "Name": .string(name)])
+            items.append(PlaceName(alpha2: alpha2, name: name))
         }
-        guard let requested else { return .array(items) }
+        guard let requested else { return .all(items) }
         guard let item = items.first else {
-            throw RPCError.badRequest("Invalid alpha2 code '\(Self.clip(requested))': not supported", reason: "invalid_alpha2")
+            throw RPCError.badRequest("Invalid alpha2 code '\(Alpha2.clip(requested))': not supported", reason: "invalid_alpha2")
         }
-        return item
+        return .one(item)
     }
 
     private func exists(_ sql: String, _ value: String, logger: Logger) async throws -> Bool {
@@ -131,27 +121,17 @@ public struct ReferenceData: Sendable {
         return false
     }
 
-    static func clip(_ text: String) -> String {
-        text.count > 30 ? String(text.prefix(30)) + "…" : text
-    }
-
     // MARK: Admin routes
 
-    struct Place: Codable, Sendable {
-        var alpha2: String
-        var name: String
-        var active: Bool
-    }
-
     /// `GET /admin/v1/statistics/countries` and `…/languages`: all of them, inactive ones too.
-    func adminList(_ table: Table, context: CallContext) async throws -> [String: [Place]] {
+    func adminList(_ table: Table, context: CallContext) async throws -> [Place] {
         let rows = try await database.query(
             PostgresQuery(unsafeSQL: "SELECT alpha2, name, active FROM statistics.\(table.rawValue) ORDER BY alpha2"), logger: context.logger)
         var places: [Place] = []
         for try await (alpha2, name, active) in rows.decode((String, String, Bool).self) {
             places.append(Place(alpha2: alpha2, name: name, active: active))
         }
-        return [table.rawValue: places]
+        return places
     }
 
     enum Table: String, Sendable {
@@ -160,25 +140,13 @@ public struct ReferenceData: Sendable {
 
     /// `PUT /admin/v1/statistics/countries/{alpha2}` and `…/languages/{alpha2}`: adds or renames one, and
     /// (de)activates it with `active`.
-    func adminUpsert(_ table: Table, _ input: HTTPInput, context: CallContext) async throws -> Place {
-        struct Request: Decodable {
-            var name: String
-            var active: Bool?
-        }
-        let request = try input.decodeBody(as: Request.self)
-        let raw = input.path["alpha2"] ?? ""
-        let code = table == .countries ? raw.uppercased() : raw.lowercased()
-        guard SubmissionParser.isAlpha2(raw) else {
-            throw RPCError.badRequest("'\(Self.clip(raw))' is not an alpha2 code (two letters)", reason: "invalid_alpha2")
-        }
-        let name = request.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RPCError.validation(location: ["body", "name"], message: "a name has 1 to 100 characters and no control characters")
-        }
+    func adminUpsert(_ table: Table, _ input: PlaceUpsert, context: CallContext) async throws -> Place {
+        let code = table == .countries ? input.alpha2.uppercased() : input.alpha2.lowercased()
+        let name = input.name
         var binds = PostgresBindings()
         binds.append(code)
         binds.append(name)
-        binds.append(request.active)
+        binds.append(input.active)
         let rows = try await database.query(
             PostgresQuery(
                 unsafeSQL: """
@@ -194,16 +162,9 @@ public struct ReferenceData: Sendable {
         throw RPCError.internal("the \(table.rawValue) row was not stored")
     }
 
-    struct Symptom: Codable, Sendable {
-        var key: String
-        var position: Int
-        var active: Bool
-        var translations: [String: String]
-    }
-
     /// `GET /admin/v1/statistics/symptoms`: every symptom with all its translations.
-    func adminSymptoms(context: CallContext) async throws -> [String: [Symptom]] {
-        return ["symptoms": try await symptoms(key: nil, logger: context.logger)]
+    func adminSymptoms(context: CallContext) async throws -> SymptomList {
+        SymptomList(symptoms: try await symptoms(key: nil, logger: context.logger))
     }
 
     private func symptoms(key: String?, logger: Logger) async throws -> [Symptom] {
@@ -224,47 +185,19 @@ public struct ReferenceData: Sendable {
         return symptoms
     }
 
-    static func isSymptomKey(_ key: String) -> Bool {
-        (1...SubmissionParser.maximumSymptomLength).contains(key.count)
-            && key.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
-    }
-
     /// `PUT /admin/v1/statistics/symptoms/{key}`: adds a symptom (with at least its English text) or changes
     /// its translations (the languages given are replaced, others kept), position or `active`.
-    func adminUpsertSymptom(_ input: HTTPInput, context: CallContext) async throws -> Symptom {
-        struct Request: Decodable {
-            var translations: [String: String]?
-            var position: Int?
-            var active: Bool?
-        }
-        let request = try input.decodeBody(as: Request.self)
-        let key = input.path["key"] ?? ""
-        guard Self.isSymptomKey(key) else {
-            throw RPCError.badRequest("a symptom key has 1 to 50 letters, digits, '-', '_' or '.'", reason: "invalid_symptom_key")
-        }
-        if let position = request.position, !(0...1_000_000).contains(position) {
-            throw RPCError.validation(location: ["body", "position"], message: "position is from 0 to 1000000")
-        }
-        var translations: [(String, String)] = []
-        for (language, text) in (request.translations ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard SubmissionParser.isAlpha2(language) else {
-                throw RPCError.validation(location: ["body", "translations", language], message: "a language is an alpha2 code")
-            }
-            guard (1...200).contains(value.count), !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw RPCError.validation(
-                    location: ["body", "translations", language], message: "a translation has 1 to 200 characters and no control characters")
-            }
-            translations.append((language.lowercased(), value))
-        }
+    func adminUpsertSymptom(_ input: SymptomUpsert, context: CallContext) async throws -> Symptom {
+        let translations = input.translations.map { ($0.language, $0.text) }
         let languages = Set(try await column("SELECT alpha2 FROM statistics.languages", logger: context.logger))
         if let unknown = translations.first(where: { !languages.contains($0.0) }) {
             throw RPCError.badRequest(
                 "language '\(unknown.0)' is not registered (PUT /admin/v1/statistics/languages/\(unknown.0) first)", reason: "unknown_language")
         }
         let logger = context.logger
-        let position = request.position
-        let active = request.active
+        let key = input.key
+        let position = input.position
+        let active = input.active
         let stored = translations
         try await database.withTransaction(logger: logger) { connection in
             var existing = false
@@ -303,11 +236,11 @@ public struct ReferenceData: Sendable {
     }
 
     /// `DELETE /admin/v1/statistics/symptoms/{key}`: no longer offered nor accepted; submissions that name it keep it.
-    func adminDeactivateSymptom(_ input: HTTPInput, context: CallContext) async throws -> Symptom {
-        let key = input.path["key"] ?? ""
+    func adminDeactivateSymptom(_ input: SymptomPath, context: CallContext) async throws -> Symptom {
+        let key = input.key
         try await database.query("UPDATE statistics.symptoms SET active = false, updated_at = now() WHERE key = \(key)", logger: context.logger)
         guard let symptom = try await symptoms(key: key, logger: context.logger).first else {
-            throw RPCError.notFound("no symptom '\(Self.clip(key))'", reason: "unknown_symptom")
+            throw RPCError.notFound("no symptom '\(Alpha2.clip(key))'", reason: "unknown_symptom")
         }
         context.logger.notice("symptom deactivated", metadata: ["key": .string(key)])
         return symptom

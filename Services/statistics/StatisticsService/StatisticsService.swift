@@ -16,34 +16,33 @@ public enum StatisticsService {
 
         var methods = RPCMethods()
         // The app's routes (`/api/v1/…`, a JWT of kind `app`).
-        methods.register(routed: StatisticsMethods.symptomsList, requires: .lemonApp) { try await reference.symptoms($0, context: $1) }
-        methods.register(routed: StatisticsMethods.submissionCreate, requires: .lemonApp) { try await submissions.create($0, context: $1) }
-        methods.register(routed: StatisticsMethods.covidGet, requires: .lemonApp) { try await figures.get($0, context: $1) }
-        methods.register(routed: StatisticsMethods.countriesList, requires: .lemonApp) { try await reference.countries($0, context: $1) }
-        methods.register(routed: StatisticsMethods.languagesList, requires: .lemonApp) { try await reference.languages($0, context: $1) }
+        methods.register(StatisticsMethods.symptomsList, requires: .lemonApp) { try await reference.symptoms($0, context: $1) }
+        // Who submits is checked before a body that cannot be read is answered, as the API always did.
+        methods.register(StatisticsMethods.submissionCreate, requires: .lemonApp, beforeRefusingInput: { _ = try Access.appID($0) }) {
+            try await submissions.create($0, context: $1)
+        }
+        methods.register(StatisticsMethods.covidGet, requires: .lemonApp) { try await figures.get($0, context: $1) }
+        methods.register(StatisticsMethods.countriesList, requires: .lemonApp) { try await reference.countries($0, context: $1) }
+        methods.register(StatisticsMethods.languagesList, requires: .lemonApp) { try await reference.languages($0, context: $1) }
         // Internal: `auth` calls it when an app deletes itself.
         methods.register(StatisticsMethods.languagesSupported) { try await reference.isSupported(language: $0, context: $1) }
         methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }
         // Admin routes (`/admin/v1/statistics/…`).
-        methods.register(routed: StatisticsMethods.adminCountriesList, requires: [.admin]) { try await reference.adminList(.countries, context: $1) }
-        methods.register(routed: StatisticsMethods.adminCountriesUpsert, requires: [.admin]) {
-            try await reference.adminUpsert(.countries, $0, context: $1)
+        methods.register(StatisticsMethods.adminCountriesList, requires: [.admin]) {
+            CountryList(countries: try await reference.adminList(.countries, context: $1))
         }
-        methods.register(routed: StatisticsMethods.adminLanguagesList, requires: [.admin]) { try await reference.adminList(.languages, context: $1) }
-        methods.register(routed: StatisticsMethods.adminLanguagesUpsert, requires: [.admin]) {
-            try await reference.adminUpsert(.languages, $0, context: $1)
+        methods.register(StatisticsMethods.adminCountriesUpsert, requires: [.admin]) { try await reference.adminUpsert(.countries, $0, context: $1) }
+        methods.register(StatisticsMethods.adminLanguagesList, requires: [.admin]) {
+            LanguageList(languages: try await reference.adminList(.languages, context: $1))
         }
-        methods.register(routed: StatisticsMethods.adminSymptomsList, requires: [.admin]) { try await reference.adminSymptoms(context: $1) }
-        methods.register(routed: StatisticsMethods.adminSymptomsUpsert, requires: [.admin]) {
-            try await reference.adminUpsertSymptom($0, context: $1)
-        }
-        methods.register(routed: StatisticsMethods.adminSymptomsDeactivate, requires: [.admin]) {
+        methods.register(StatisticsMethods.adminLanguagesUpsert, requires: [.admin]) { try await reference.adminUpsert(.languages, $0, context: $1) }
+        methods.register(StatisticsMethods.adminSymptomsList, requires: [.admin]) { try await reference.adminSymptoms(context: $1) }
+        methods.register(StatisticsMethods.adminSymptomsUpsert, requires: [.admin]) { try await reference.adminUpsertSymptom($0, context: $1) }
+        methods.register(StatisticsMethods.adminSymptomsDeactivate, requires: [.admin]) {
             try await reference.adminDeactivateSymptom($0, context: $1)
         }
-        methods.register(routed: StatisticsMethods.adminCovidImport, requires: [.admin], work: .cpuHeavy) {
-            try await figures.importCSV($0, context: $1)
-        }
-        methods.register(routed: StatisticsMethods.adminSubmissionsCounts, requires: [.admin]) { try await submissions.counts($0, context: $1) }
+        methods.register(StatisticsMethods.adminCovidImport, requires: [.admin], work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
+        methods.register(StatisticsMethods.adminSubmissionsCounts, requires: [.admin]) { try await submissions.counts($0, context: $1) }
         methods.register(StatisticsMethods.adminSubmissionsExport, requires: [.admin], work: .cpuHeavy) {
             try await submissions.export($0, context: $1)
         }

@@ -26,10 +26,10 @@ public struct Submissions: Sendable {
 
     /// `POST /api/v1/submission/covid` → 201 with `data: null`; a retry (same device, same canonical body)
     /// finds the first row and answers the same.
-    func create(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+    func create(_ input: SubmissionRequest, context: CallContext) async throws -> LemonNoData {
         let deviceID = try Access.appID(context)
         let sets = try await reference.sets(logger: context.logger)
-        let submission = try SubmissionParser.parse(input.body, reference: sets)
+        let submission = try SubmissionParser.parse(input, reference: sets)
         let device = Self.deviceDigest(deviceID)
         let digest = submission.digest
         let symptoms = submission.symptoms ?? []
@@ -49,7 +49,7 @@ public struct Submissions: Sendable {
         var stored = false
         for try await _ in rows.decode(Int64.self) { stored = true }
         context.logger.info(stored ? "submission stored" : "submission retried", metadata: ["status": .string(submission.status?.rawValue ?? "-")])
-        return .null
+        return LemonNoData()
     }
 
     /// `statistics.device.forget` (no route; `auth` calls it when an app deletes itself): removes every
@@ -71,17 +71,9 @@ public struct Submissions: Sendable {
 
     // MARK: Researchers
 
-    struct Count: Codable, Sendable {
-        @ExplicitNull var status: String?
-        @ExplicitNull var country: String?
-        /// ISO week of the submission, `2026-W47`.
-        var week: String
-        var count: Int
-    }
-
     /// `GET /admin/v1/statistics/submissions/counts[?from=&to=]`: submissions by status, country and ISO week.
-    func counts(_ input: HTTPInput, context: CallContext) async throws -> [String: [Count]] {
-        let (from, to) = try Self.range(input)
+    func counts(_ input: SubmissionRange, context: CallContext) async throws -> SubmissionCounts {
+        let (from, to) = (input.from, input.to)
         let rows = try await database.query(
             """
             SELECT status, country, to_char(submitted_at AT TIME ZONE 'UTC', 'IYYY-"W"IW') AS week, count(*)
@@ -89,11 +81,11 @@ public struct Submissions: Sendable {
             WHERE (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
             GROUP BY 1, 2, 3 ORDER BY 3, 1 NULLS LAST, 2 NULLS LAST
             """, logger: context.logger)
-        var counts: [Count] = []
+        var counts: [SubmissionCounts.Count] = []
         for try await (status, country, week, count) in rows.decode((String?, String?, String, Int64).self) {
-            counts.append(Count(status: status, country: country, week: week, count: Int(count)))
+            counts.append(SubmissionCounts.Count(status: status, country: country, week: week, count: Int(count)))
         }
-        return ["counts": counts]
+        return SubmissionCounts(counts: counts)
     }
 
     static let pageSize = ResearcherExport.pageSize
@@ -103,12 +95,10 @@ public struct Submissions: Sendable {
 
     /// `GET /admin/v1/statistics/submissions?format=csv|ndjson[&from=&to=]`, streamed a page at a time. No
     /// device identifier, and only the day of submission.
-    func export(_ input: HTTPInput, context: CallContext) async throws -> StreamPage {
-        let format = try ResearcherExport.format(input)
-        let (from, to) = try Self.range(input)
-        guard let after = input.cursor.map({ Int64($0) }) ?? Int64(0) else {
-            throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
-        }
+    func export(_ input: SubmissionExportQuery, context: CallContext) async throws -> StreamPage {
+        let format = input.format
+        let (from, to) = (input.range.from, input.range.to)
+        let after = input.after ?? 0
         let rows = try await exportDatabase.query(
             """
             SELECT id, to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, country, language, age, is_symptomatic, symptoms,
@@ -118,7 +108,7 @@ public struct Submissions: Sendable {
               AND (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
             ORDER BY id LIMIT \(Self.pageSize)
             """, logger: context.logger)
-        var chunk = input.cursor == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
+        var chunk = input.after == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""
         var last: Int64?
         var count = 0
         for try await (id, day, status, country, language, age, symptomatic, symptoms, positive, negative)
@@ -145,19 +135,7 @@ public struct Submissions: Sendable {
             }
         }
         return StreamPage(
-            headers: input.cursor == nil ? ResearcherExport.headers(format, name: "submissions") : nil,
+            headers: input.after == nil ? ResearcherExport.headers(format, name: "submissions") : nil,
             chunk: chunk, next: count == Self.pageSize ? last.map(String.init) : nil)
-    }
-
-    /// `from` and `to` (submission time, `to` exclusive): ISO 8601 or a day.
-    static func range(_ input: HTTPInput) throws -> (Date?, Date?) {
-        func bound(_ name: String) throws -> Date? {
-            guard let text = try input.singleQueryValue(name) else { return nil }
-            guard let date = LemonDate.parse(ResearcherExport.timeBound(text)) else {
-                throw RPCError.badRequest("\(name) must be a day (2020-05-17) or an ISO 8601 time", reason: "invalid_query")
-            }
-            return date
-        }
-        return (try bound("from"), try bound("to"))
     }
 }

@@ -21,8 +21,7 @@ struct Handshake: Sendable {
     static let failuresBeforeLockout = 3
     static let lockout: TimeInterval = 600
 
-    func run(_ input: HTTPInput, context: CallContext) async throws -> HandshakeResponse {
-        let request = try HandshakeRequest(input.body)
+    func run(_ request: LemonHandshakeRequest, context: CallContext) async throws -> HandshakeResponse {
         let appHash = Data(SHA256.hash(data: Data(request.appId.utf8)))
         if let language = request.language { try await checkSupported(language: language, context: context) }
 
@@ -49,8 +48,9 @@ struct Handshake: Sendable {
 
     // MARK: Registration
 
-    private func register(_ request: HandshakeRequest, hash: Data, context: CallContext) async throws -> (Int64, String, [UInt8]) {
-        guard let operatingSystemText = request.operatingSystem, let operatingSystem = HandshakeRequest.operatingSystem(operatingSystemText) else {
+    private func register(_ request: LemonHandshakeRequest, hash: Data, context: CallContext) async throws -> (Int64, String, [UInt8]) {
+        guard let operatingSystemText = request.operatingSystem, let operatingSystem = LemonHandshakeRequest.operatingSystem(operatingSystemText)
+        else {
             throw RPCError.badRequest("Invalid operating system: must be IOS or Android")
         }
         guard let language = request.language else { throw RPCError.badRequest("Invalid alpha2 (language)") }
@@ -99,7 +99,7 @@ struct Handshake: Sendable {
 
     /// Checks the handshake's proofs under a row lock, so that parallel guesses count one by one and the
     /// lockout holds across replicas; a failure is committed before it is reported.
-    private func authenticate(app: Int64, request: HandshakeRequest, context: CallContext) async throws -> [UInt8] {
+    private func authenticate(app: Int64, request: LemonHandshakeRequest, context: CallContext) async throws -> [UInt8] {
         let logger = context.logger
         let outcome: Outcome
         outcome = try await database.withTransaction(logger: logger) { connection in
@@ -144,7 +144,7 @@ struct Handshake: Sendable {
         }
     }
 
-    private func verify(_ request: HandshakeRequest, storedKey: Data) -> ([UInt8]?, String?) {
+    private func verify(_ request: LemonHandshakeRequest, storedKey: Data) -> ([UInt8]?, String?) {
         guard let secret = openPreMasterSecret(request.preMasterSecret) else { return (nil, "Invalid pre-master-secret") }
         guard let signature = HandshakeSignature.parse(request.signature) else { return (nil, "Invalid signature structure") }
         guard let key = try? P256.Signing.PublicKey(derRepresentation: storedKey) else { return (nil, "Signature verification failed") }
@@ -166,7 +166,7 @@ struct Handshake: Sendable {
     // MARK: Session
 
     private func openSession(
-        app: Int64, deviceId: String, request: HandshakeRequest, preMasterSecret: [UInt8],
+        app: Int64, deviceId: String, request: LemonHandshakeRequest, preMasterSecret: [UInt8],
         context: CallContext
     ) async throws -> HandshakeResponse {
         let serverSeed = (0..<SessionKeys.seedLength).map { _ in UInt8.random(in: .min ... .max) }
@@ -194,24 +194,5 @@ struct Handshake: Sendable {
     private func checkSupported(language: String, context: CallContext) async throws {
         let answer = try await services.call(StatisticsMethods.languagesSupported, input: LanguageQuery(language: language), context: context)
         guard answer.supported else { throw RPCError.badRequest("Invalid alpha2 (language)") }
-    }
-}
-
-/// The handshake's answer, in the field names docs/lemon.md gives.
-struct HandshakeResponse: Codable, Sendable {
-    var accessToken: String
-    var accessTokenExpiry: String
-    var seed: String
-    var signature: String
-    /// Which pinned key made `Signature`, for apps that pin more than one generation.
-    var keyId: String
-
-    enum CodingKeys: String, CodingKey {
-        case accessToken = "AccessToken", accessTokenExpiry = "AccessTokenExpiry", seed = "Seed", signature = "Signature", keyId = "KeyId"
-    }
-
-    /// UTC, ISO 8601 to the second: `2026-11-22T14:05:09Z`.
-    static func expiryText(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
     }
 }

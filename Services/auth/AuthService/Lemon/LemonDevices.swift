@@ -16,58 +16,46 @@ struct LemonDevices: Sendable {
 
     /// Removes the app's submissions (statistics) first, then the app with its sessions: a failure on the way
     /// leaves the app able to retry, never data without its owner's means to delete it.
-    func delete(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+    func delete(context: CallContext) async throws -> LemonNoData {
         let (app, deviceId) = try await caller(context)
         _ = try await services.call(StatisticsMethods.deviceForget, input: ForgetDeviceInput(deviceId: deviceId), context: context)
         try await database.query("DELETE FROM auth.lemon_apps WHERE id = \(app)", logger: context.logger)
         context.logger.info("lemon app deleted", metadata: ["device": .string(deviceId)])
-        return .null
+        return LemonNoData()
     }
 
     /// `?status=true|false`. Deactivation ends every session at once; a deactivated app cannot shake hands.
-    func setActive(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+    func setActive(_ input: LemonDeviceStatus, context: CallContext) async throws -> LemonNoData {
         let (app, _) = try await caller(context)
-        let values = input.query["status"] ?? []
-        guard values.count == 1, let active = ["true": true, "false": false][values[0].lowercased()] else {
-            throw RPCError.badRequest("Invalid status value: status must be true or false")
-        }
-        if active {
+        if input.active {
             try await database.query("UPDATE auth.lemon_apps SET deactivated_at = NULL WHERE id = \(app)", logger: context.logger)
         } else {
             try await database.query(
                 "UPDATE auth.lemon_apps SET deactivated_at = coalesce(deactivated_at, now()) WHERE id = \(app)", logger: context.logger)
             try await sessions.revokeAll(app: app, logger: context.logger)
         }
-        return .null
+        return LemonNoData()
     }
 
-    func updatePushToken(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+    func updatePushToken(_ input: LemonPushTokenUpdate, context: CallContext) async throws -> LemonNoData {
         let (app, _) = try await caller(context)
-        guard case .object(let fields) = input.body else { throw RPCError.badRequest("Token is null or an empty string") }
-        let value = fields.first { $0.key.lowercased() == "pushtoken" }?.value
-        let token: String?
-        switch value {
-        case nil, .null?: token = nil
-        case .string(let text)?: token = text
-        default: throw RPCError.badRequest("Token is null or an empty string")
-        }
-        if let problem = PushToken.problem(token) { throw RPCError.badRequest(problem) }
+        let token = input.pushToken
         do {
             try await database.query("UPDATE auth.lemon_apps SET push_token = \(token) WHERE id = \(app)", logger: context.logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw RPCError.unauthenticated("Push token already exists in database")
         }
-        return .null
+        return LemonNoData()
     }
 
-    func deletePushToken(_ input: HTTPInput, context: CallContext) async throws -> JSONValue {
+    func deletePushToken(context: CallContext) async throws -> LemonNoData {
         let (app, _) = try await caller(context)
         try await database.query("UPDATE auth.lemon_apps SET push_token = NULL WHERE id = \(app)", logger: context.logger)
-        return .null
+        return LemonNoData()
     }
 
     /// The app behind the request's token; the gateway has checked the token and that its session is live.
-    private func caller(_ context: CallContext) async throws -> (Int64, String) {
+    func caller(_ context: CallContext) async throws -> (Int64, String) {
         guard let principal = context.principal, UUID(uuidString: principal.id) != nil else {
             throw RPCError.unauthenticated("Missing or Invalid JWT")
         }

@@ -22,17 +22,16 @@ public enum AuthMethods {
     /// Ends a console session; ending one that has ended already is no error.
     public static let consoleLogout = RPCMethod<TokenInput, Empty>("auth.console.logout", retry: .safe)
 
-    // The methods the gateway routes HTTP requests to (RouteTable): input an HTTPInput, result the API's JSON
-    // (rendered by the gateway in the route's style), a RawHTTPReply, or a StreamPage.
-    public static let lemonDeviceActive = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.active")
-    public static let lemonDeviceDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.device.delete")
-    public static let lemonHandshake = RPCMethod<HTTPInput, JSONValue>("auth.lemon.handshake")
-    public static let lemonKeys = RPCMethod<HTTPInput, JSONValue>("auth.lemon.keys", retry: .safe)
-    public static let lemonPushTokenDelete = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.delete")
-    public static let lemonPushTokenUpdate = RPCMethod<HTTPInput, JSONValue>("auth.lemon.pushToken.update")
-    public static let oauthToken = RPCMethod<HTTPInput, JSONValue>("auth.oauth.token")
-    public static let vaultUsersChangePassword = RPCMethod<HTTPInput, JSONValue>("auth.vaultUsers.changePassword")
-    public static let vaultUsersCreate = RPCMethod<HTTPInput, JSONValue>("auth.vaultUsers.create")
+    // The routes of docs/lemon.md and docs/vault.md that `auth` answers, typed (docs/rpc.md, "Typed routed methods").
+    public static let lemonDeviceActive = RoutedMethod<LemonDeviceStatus, LemonNoData>("auth.lemon.device.active")
+    public static let lemonDeviceDelete = RoutedMethod<NoInput, LemonNoData>("auth.lemon.device.delete")
+    public static let lemonHandshake = RoutedMethod<LemonHandshakeRequest, HandshakeResponse>("auth.lemon.handshake")
+    public static let lemonKeys = RoutedMethod<NoInput, LemonPublishedKeys>("auth.lemon.keys", retry: .safe)
+    public static let lemonPushTokenDelete = RoutedMethod<NoInput, LemonNoData>("auth.lemon.pushToken.delete")
+    public static let lemonPushTokenUpdate = RoutedMethod<LemonPushTokenUpdate, LemonNoData>("auth.lemon.pushToken.update")
+    public static let oauthToken = RoutedMethod<OAuthTokenRequest, OAuthToken>("auth.oauth.token")
+    public static let vaultUsersChangePassword = RoutedMethod<PasswordChange, PasswordChanged>("auth.vaultUsers.changePassword")
+    public static let vaultUsersCreate = RoutedMethod<VaultUserCreate, VaultUser>("auth.vaultUsers.create")
 }
 
 /// A bearer credential as the client sent it.
