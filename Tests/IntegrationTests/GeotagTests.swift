@@ -75,8 +75,11 @@ extension PlatformTests {
             let listed = try await platform.request(.GET, "/admin/v1/api-consumers", admin: true)
             #expect(listed.status == 200)
             #expect(!listed.text.contains(secret))
-            let consumers = try #require(listed.json?["consumers"] as? [[String: String]])
-            #expect(consumers.contains(["consumer_key": key, "name": "DSLR Geotag (Android)", "created_at": body["created_at"] as! String]))
+            let consumers = try #require(listed.json?["consumers"] as? [[String: Any]])
+            let entry = try #require(consumers.first { $0["consumer_key"] as? String == key })
+            #expect(Set(entry.keys) == ["consumer_key", "name", "created_at", "revoked_at"])
+            #expect(entry["name"] as? String == "DSLR Geotag (Android)" && entry["created_at"] as? String == body["created_at"] as? String)
+            #expect(entry["revoked_at"] is NSNull)
 
             // Sealed, never in clear; its hash beside it.
             #expect(try platform.rows(of: "routes.consumers", holding: secret, in: "secret_sealed") == 0)
