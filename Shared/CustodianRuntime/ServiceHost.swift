@@ -16,16 +16,20 @@ public struct ServiceDefinition: Sendable {
     public var calls: [String]
     /// Work the service does by itself on its database, besides answering calls.
     public var upkeep: [Upkeep]
+    /// The data classes it deletes once they are older than configured (docs/operations.md, "Retention"); its
+    /// migrations create `<schema>.retention_totals` (``Retention/totalsTable(schema:)``) when there are any.
+    public var retention: [Retention]
     public var makeMethods: @Sendable (ServiceEnvironment) throws -> RPCMethods
 
     public init(
-        name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [],
+        name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [], retention: [Retention] = [],
         makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }
     ) {
         self.name = name
         self.migrations = migrations
         self.calls = calls
         self.upkeep = upkeep
+        self.retention = retention
         self.makeMethods = makeMethods
     }
 }
@@ -111,7 +115,7 @@ public enum ServiceHost {
     /// Everything a replica of `definition` answers: its own methods and the system ones.
     public static func methods(of definition: ServiceDefinition, environment: ServiceEnvironment) throws -> RPCMethods {
         var methods = try definition.makeMethods(environment)
-        methods.merge(SystemMethods.make(environment: environment))
+        methods.merge(SystemMethods.make(environment: environment, keepsRetentionTotals: !definition.retention.isEmpty))
         return methods
     }
 
@@ -146,7 +150,9 @@ public enum ServiceHost {
             methods: methods, logger: logger, errorMapper: { DatabaseErrors.rpcError(for: $0, logger: logger) })
         let migrated = MigratedService(
             server: server, runner: MigrationRunner(schema: definition.name, migrations: definition.migrations),
-            upkeep: definition.upkeep, database: pool, logger: logger)
+            upkeep: definition.upkeep
+                + (try definition.retention.compactMap { try $0.upkeep(schema: definition.name, configuration: configuration) }),
+            database: pool, logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: pool),

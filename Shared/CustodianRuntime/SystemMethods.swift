@@ -4,13 +4,30 @@ import PostgresNIO
 
 /// The methods every service answers, over its own database.
 extension SystemMethods {
-    static func make(environment: ServiceEnvironment) -> RPCMethods {
+    static func make(environment: ServiceEnvironment, keepsRetentionTotals: Bool = false) -> RPCMethods {
         var methods = RPCMethods()
         methods.register(health) { _, context in
             let reachable = await databaseReachable(environment.database, context: context)
             return Health(
                 status: reachable ? "ok" : "degraded", service: environment.name, instance: environment.instance,
                 database: reachable ? "ok" : "unreachable")
+        }
+        methods.register(retention) { _, context in
+            guard keepsRetentionTotals else { return RetentionTotals(service: environment.name, classes: []) }
+            let rows = try await environment.database.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT data_class, passes, deleted, extract(epoch FROM last_pass)::float8, extract(epoch FROM last_cutoff)::float8, last_deleted
+                        FROM \(environment.name).retention_totals ORDER BY data_class
+                        """), logger: context.logger)
+            var classes: [RetentionTotals.DataClass] = []
+            for try await (name, passes, deleted, lastPass, lastCutoff, lastDeleted) in rows.decode(
+                (String, Int64, Int64, Double, Double, Int64).self)
+            {
+                classes.append(
+                    .init(dataClass: name, passes: passes, deleted: deleted, lastPass: lastPass, lastCutoff: lastCutoff, lastDeleted: lastDeleted))
+            }
+            return RetentionTotals(service: environment.name, classes: classes)
         }
         methods.register(version) { _, _ in
             Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)

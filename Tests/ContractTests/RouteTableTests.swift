@@ -43,6 +43,7 @@ struct RouteTableTests {
         LinksMethods.shortCreate.name: "other services, for short links (the admin route uses links.short.http.create)",
         SystemMethods.health.name: "the gateway's /readyz",
         SystemMethods.version.name: "operators, over a replica's socket (docs/rpc.md)",
+        SystemMethods.retention.name: "the gateway's /metrics, for the retention totals",
     ]
 
     static let definitions: [ServiceDefinition] = [

@@ -185,5 +185,6 @@ enum DevicesMigrations {
                 END $$
                 """,
             ]),
+        Migration(8, "retention totals", [Retention.totalsTable(schema: "devices")]),
     ]
 }

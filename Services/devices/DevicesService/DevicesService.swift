@@ -7,7 +7,8 @@ import CustodianSecurity
 /// Twomes accounts, buildings, device types, devices and measurements; OpenSense devices, configuration and uploads.
 public enum DevicesService {
     public static let definition = ServiceDefinition(
-        name: "devices", migrations: DevicesMigrations.all, calls: ["links"], upkeep: [MeasurementPartitions.upkeep]
+        name: "devices", migrations: DevicesMigrations.all, calls: ["links"], upkeep: [MeasurementPartitions.upkeep],
+        retention: DevicesRetention.all
     ) { environment in
         let database = environment.database
         let sessions = Sessions(database: database)

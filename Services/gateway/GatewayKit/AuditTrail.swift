@@ -38,9 +38,10 @@ struct AuditTrail: Sendable {
         record.bytes = counts.bytes
         if let created {
             for key in Self.createdIDs {
+                // An answer that names what its path named already (an erasure's receipt) adds nothing.
                 switch created[key] {
-                case .string(let id)?: record.targets.append(id)
-                case .int(let id)?: record.targets.append(String(id))
+                case .string(let id)? where !record.targets.contains(id): record.targets.append(id)
+                case .int(let id)? where !record.targets.contains(String(id)): record.targets.append(String(id))
                 default: break
                 }
             }

@@ -19,10 +19,11 @@ struct HealthRoutes: Sendable {
         router.get("/readyz") { _, context in
             await readiness(requestID: context.requestID)
         }
-        router.get("/metrics") { _, _ in
-            Response(
+        router.get("/metrics") { _, context in
+            let retention = await retentionMetrics(requestID: context.requestID)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render() + retention)))
         }
     }
 
@@ -34,6 +35,23 @@ struct HealthRoutes: Sendable {
             "services": .object(checks.mapValues { .string($0) }),
         ]
         return JSONResponse.make(body, status: ready ? .ok : .serviceUnavailable)
+    }
+
+    /// What each service's retention upkeep has deleted (docs/operations.md, "Retention"), from its database, so
+    /// that every gateway replica shows the same figures; a service that does not answer within a second is left out.
+    func retentionMetrics(requestID: String) async -> String {
+        let totals = await withTaskGroup(of: SystemMethods.RetentionTotals?.self) { group in
+            for service in services {
+                group.addTask {
+                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
+                    return try? await rpc.call(SystemMethods.retention, on: service, context: context)
+                }
+            }
+            var all: [SystemMethods.RetentionTotals] = []
+            for await totals in group { if let totals { all.append(totals) } }
+            return all.sorted { $0.service < $1.service }
+        }
+        return RetentionMetrics.render(totals)
     }
 
     /// Each service's readiness: `ok`, or what is wrong.

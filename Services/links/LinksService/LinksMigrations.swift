@@ -27,5 +27,6 @@ enum LinksMigrations {
                 "ALTER TABLE links.short_links ALTER COLUMN app_url DROP NOT NULL",
                 "ALTER TABLE links.short_links ADD CONSTRAINT short_links_one_app_url CHECK ((app_url IS NULL) <> (app_url_sealed IS NULL))",
             ]),
+        Migration(3, "retention totals", [Retention.totalsTable(schema: "links")]),
     ]
 }

@@ -6,7 +6,11 @@ import CustodianSecurity
 
 /// Activation links, QR code images, and the self-hosted short-link resolver (docs/links.md).
 public enum LinksService {
-    public static let definition = ServiceDefinition(name: "links", migrations: LinksMigrations.all, upkeep: [ShortLinks.expiredRowsUpkeep]) {
+    public static let definition = ServiceDefinition(
+        name: "links", migrations: LinksMigrations.all, upkeep: [ShortLinks.expiredRowsUpkeep],
+        // Any link, expired or not, once older than configured; expired ones go a week after they expire regardless.
+        retention: [Retention("short_links", table: "links.short_links", key: "code", timeColumn: "created_at")]
+    ) {
         environment in
         let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(

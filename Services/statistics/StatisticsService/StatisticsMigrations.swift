@@ -76,7 +76,8 @@ enum StatisticsMigrations {
                     + symptoms.enumerated().flatMap { index, names in
                         [("en", names.en), ("de", names.de)].map { "('question_positive_symptom-\(index + 1)', '\($0.0)', '\($0.1)')" }
                     }.joined(separator: ", "),
-            ])
+            ]),
+        Migration(2, "retention totals", [Retention.totalsTable(schema: "statistics")]),
     ]
 
     /// The countries a new deployment supports (English names); admins add more.

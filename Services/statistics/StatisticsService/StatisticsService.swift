@@ -8,7 +8,11 @@ import CustodianRuntime
 public enum StatisticsService {
     public static let migrations = StatisticsMigrations.all
 
-    public static let definition = ServiceDefinition(name: "statistics", migrations: migrations) { environment in
+    public static let definition = ServiceDefinition(
+        name: "statistics", migrations: migrations,
+        // The Corona-Warn-App server forgets submissions after 14 days; so does this one unless told otherwise.
+        retention: [Retention("lemon_submissions", default: .seconds(14 * 86400), table: "statistics.submissions", timeColumn: "submitted_at")]
+    ) { environment in
         let database = environment.database
         let reference = ReferenceData(database: database)
         let submissions = Submissions(database: database, exportDatabase: environment.readDatabase, reference: reference)

@@ -57,6 +57,7 @@ enum VaultMigrations {
                     UNIQUE (repo_id, nonce))
                 """,
                 "CREATE INDEX items_by_repo ON vault.items (repo_id, id)",
-            ])
+            ]),
+        Migration(2, "retention totals", [Retention.totalsTable(schema: "vault")]),
     ]
 }

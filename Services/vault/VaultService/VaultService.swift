@@ -7,7 +7,11 @@ import CustodianSecurity
 /// The OwnYourData data vault (docs/vault.md): users' key pairs, modules, repos with X25519 key pairs, and items.
 /// Logins (passwords, OAuth tokens) belong to `auth`, which asks the vault about module credentials.
 public enum VaultService {
-    public static let definition = ServiceDefinition(name: "vault", migrations: VaultMigrations.all, calls: ["links"]) { environment in
+    public static let definition = ServiceDefinition(
+        name: "vault", migrations: VaultMigrations.all, calls: ["links"],
+        // The data owner decides what their vault keeps: off unless the deployment sets an age.
+        retention: [Retention("vault_items", table: "vault.items", timeColumn: "created_at")]
+    ) { environment in
         let database = environment.database
         let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
         let publicBaseURL = environment.configuration.string("CUSTODIAN_PUBLIC_BASE_URL", default: "https://127.0.0.1:8443")
