@@ -256,6 +256,46 @@ extension PlatformTests {
             #expect(notJSON.status == 422 && notJSON.text.contains(#"id="config-dataRequests-error">This is not valid JSON."#))
         }
 
+        @Test func anOwnerErasesAParticipantAfterTypingThePseudonymTwiceAndSeesTheReceipt() async throws {
+            let platform = try platform
+            let device = try await TwomesProvisioning.provision()
+            let owner = try await AdminAudit.identity("owner", label: "console eraser")
+            let browser = Browser(platform)
+            try await browser.logIn(owner.token)
+            let form = try await browser.get("/console/erasure")
+            #expect(form.status == 200 && form.text.contains(#"id="erase-account""#) && form.text.contains(#"id="nav-erasure""#))
+            let csrf = try #require(form.csrf)
+            let pseudonym = String(device.pseudonym)
+
+            // Once is not enough for what cannot be undone.
+            let unconfirmed = try await browser.post(
+                "/console/erasure", [("csrf", csrf), ("action", "account"), ("id", pseudonym), ("confirm", String(device.pseudonym + 1))])
+            #expect(unconfirmed.status == 422 && unconfirmed.text.contains("nothing was erased"), "\(unconfirmed.text)")
+            #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym = \(pseudonym)") == "1")
+
+            let erased = try await browser.post(
+                "/console/erasure", [("csrf", csrf), ("action", "account"), ("id", pseudonym), ("confirm", pseudonym)])
+            #expect(erased.status == 200 && erased.text.contains("Erased twomes_account \(pseudonym)") && erased.text.contains("by console eraser"))
+            #expect(erased.text.contains("<td>devices_detached</td><td class=\"number\">1</td>"), "\(erased.text)")
+            #expect(try platform.sql("SELECT count(*) FROM devices.accounts WHERE pseudonym = \(pseudonym)") == "0")
+            let again = try await browser.post(
+                "/console/erasure", [("csrf", csrf), ("action", "account"), ("id", pseudonym), ("confirm", pseudonym)])
+            #expect(again.text.contains("Nothing was left of twomes_account \(pseudonym)"))
+            // The device it had can be detached (again: it is attached to nothing now).
+            let detached = try await browser.post("/console/erasure", [("csrf", csrf), ("action", "detach"), ("id", device.deviceName)])
+            #expect(detached.status == 200 && detached.text.contains("was attached to no account"), "\(detached.text)")
+
+            // A researcher sees no forms, and a form posted anyway is refused by the route's scope.
+            let researcher = try await AdminAudit.identity("researcher")
+            let reader = Browser(platform)
+            try await reader.logIn(researcher.token)
+            let readerPage = try await reader.get("/console/erasure")
+            #expect(!readerPage.text.contains(#"id="erase-account""#) && !readerPage.text.contains(#"id="detach-device""#))
+            let refused = try await reader.post(
+                "/console/erasure", [("csrf", try #require(readerPage.csrf)), ("action", "link"), ("id", "abcdefghij")])
+            #expect(refused.status == 403, "\(refused.status) \(refused.text)")
+        }
+
         @Test func vaultConsumersLinksAndCovidFiguresThroughTheirForms() async throws {
             let platform = try platform
             let browser = Browser(platform)

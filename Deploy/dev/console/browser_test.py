@@ -421,6 +421,7 @@ PAGES = [
     ("/console/consumers", "API consumers", "consumers.png"),
     ("/console/links", "Short links", "links.png"),
     ("/console/lemon", "LEMON", "lemon.png"),
+    ("/console/erasure", "Erasure", "erasure.png"),
 ]
 
 

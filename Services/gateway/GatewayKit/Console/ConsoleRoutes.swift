@@ -62,6 +62,7 @@ struct ConsoleRoutes: Sendable {
             }
         }
         addAdministration(router)
+        addErasure(router)
         // Anything else under /console: a page saying so, in the console's look, rather than the admin API's JSON 404.
         page(router, .get, "/console/**") { visit in
             throw ConsoleFailure(status: .notFound, message: "There is no console page at \(visit.request.uri.path).")

@@ -15,6 +15,7 @@ enum ConsoleTemplates {
         ("nav-consumers", "/console/consumers", "API consumers", "consumers"),
         ("nav-links", "/console/links", "Short links", "links"),
         ("nav-lemon", "/console/lemon", "LEMON", "lemon"),
+        ("nav-erasure", "/console/erasure", "Erasure", "erasure"),
         ("nav-audit", "/console/audit", "Audit log", "audit"),
         ("nav-tokens", "/console/tokens", "Admin tokens", "tokens"),
     ]
@@ -35,7 +36,7 @@ enum ConsoleTemplates {
         label{font-weight:600}.hint{color:#444;font-size:.9rem}input,select,textarea{font:inherit;padding:.25rem .4rem;border:1px solid #555;border-radius:3px}
         textarea{font-family:ui-monospace,monospace;font-size:.9rem}
         button{font:inherit;padding:.3rem .9rem;border:0;border-radius:3px;background:#0b4f9c;color:#fff;cursor:pointer}
-        button.secondary{background:#444}header button{background:#fff;color:#1f3347}
+        button.secondary{background:#444}button.danger{background:#9b1c1c}header button{background:#fff;color:#1f3347}
         #notice{background:#e6f4ea;border-left:4px solid #1e6b34;padding:.5rem .8rem}
         #error,.field-error{background:#fdecea;border-left:4px solid #a4161a;padding:.5rem .8rem}.field-error{margin:0;font-size:.9rem}
         .secret{font-family:ui-monospace,monospace;background:#fff7d6;padding:.2rem .4rem;word-break:break-all}
@@ -48,7 +49,9 @@ enum ConsoleTemplates {
 
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        for (name, text) in templates.merging(administrationTemplates, uniquingKeysWith: { first, _ in first }) {
+        for (name, text) in templates.merging(administrationTemplates, uniquingKeysWith: { first, _ in first }).merging(
+            ["erasure": erasureTemplate], uniquingKeysWith: { first, _ in first })
+        {
             do {
                 try library.register(text, named: name)
             } catch {
