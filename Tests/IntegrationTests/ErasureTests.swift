@@ -127,6 +127,81 @@ extension PlatformTests {
                 entries.filter { $0["action"] as? String == "DELETE /admin/v1/accounts/{pseudonym}" && $0["phase"] as? String == "end" }.count == 2)
         }
 
+        /// The issue's whole check: one participant of each domain erased while `custodian loadgen` writes to others. The
+        /// load generator reads back every write it was told had been stored, so its report is the proof that nobody
+        /// else lost anything.
+        @Test func oneParticipantOfEachDomainIsErasedWhileTheLoadGeneratorWritesToOthers() async throws {
+            let platform = try platform
+            let marker = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
+            // Twomes, OpenSense, the vault and LEMON: one participant each, with data that says whose it is.
+            let twomes = try await TwomesProvisioning.provision()
+            let twomesSession = try await Self.deviceSession(twomes)
+            #expect(try await Self.upload(twomesSession, value: "6\(marker)", at: 1_700_500_000) == 200)
+            let openSenseID = "each-\(marker)"
+            _ = try await OpenSense.post("/register", [("device_id", openSenseID)])
+            let batch = #"[{"probe":"dk.dtu.imm.sensible.battery","datetime":"2013-06-01 12:30","level":0.5\#(marker)}]"#
+            #expect(
+                try await OpenSense.post("/upload", [("device_id", openSenseID), ("data", batch), ("file_hash", OpenSense.md5(batch))]).status == 200)
+            let vaultUser = try await Vault.newUser(name: "Each \(marker)")
+            #expect(
+                try await platform.request(
+                    .POST, "/api/repos/eu.ownyourdata.each/items", json: #"{"note":"v\#(marker)"}"#, headers: Vault.bearer(vaultUser.token)
+                ).status == 200)
+            let identity = LemonCall.identityPath()
+            defer { try? FileManager.default.removeItem(atPath: (identity as NSString).deletingLastPathComponent) }
+            let survey = #"{"Status":"Negative","NegativeTestDate":"2020-04-02 08:17:13","Country":"CY"}"#
+            let submitted = try await LemonCall.call(["POST", "/api/v1/submission/covid", survey], identity: identity)
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let appHash = try LemonCall.appHash(identity)
+            let ourSubmission = "SELECT count(*) FROM statistics.submissions WHERE country = 'CY' AND negative_test_date = '2020-04-02 08:17:13+00'"
+            #expect(try platform.sql(ourSubmission) == "1")
+
+            let reportPath = NSTemporaryDirectory() + "erasure-loadgen-\(UUID().uuidString).json"
+            defer { try? FileManager.default.removeItem(atPath: reportPath) }
+            async let load = platform.custodian([
+                "loadgen", "--server", platform.baseURL, "--data-dir", platform.dataDirectory, "--report", reportPath, "--scenario", "mixed",
+                "--duration", "8s", "--concurrency", "4", "--clients", "4",
+            ])
+            try await Task.sleep(for: .seconds(3))
+            let erasures = [
+                try await platform.request(.DELETE, "/admin/v1/accounts/\(twomes.pseudonym)", admin: true),
+                try await platform.request(.DELETE, "/admin/v1/opensense/devices/\(openSenseID)", admin: true),
+                try await platform.request(.DELETE, "/admin/v1/vault/users/\(vaultUser.userID)", admin: true),
+            ]
+            let lemonDeleted = try await LemonCall.call(["DELETE", "/api/v1/devices"], identity: identity)
+            let run = try await load
+            #expect(erasures.allSatisfy { $0.status == 200 }, "\(erasures.map(\.text))")
+            #expect(lemonDeleted.status == 0, "\(lemonDeleted.stderr)")
+            // Everyone else's acknowledged writes are all there, each once.
+            #expect(run.status == 0, "\(run.output)")
+            let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+            let checks = try #require(report?["verification"] as? [[String: Any]])
+            #expect(checks.count == 5, "\(checks)")
+            for check in checks {
+                #expect(
+                    (check["acknowledged"] as? Int ?? 0) > 0 && check["lost"] as? Int == 0 && check["duplicated"] as? Int == 0
+                        && check["found"] as? Int == check["acknowledged"] as? Int, "\(check)")
+            }
+
+            // Nothing of the four is left: not in the database, and not in any service's log.
+            let dump = try Self.dumpWithoutAudit()
+            for (what, text) in [
+                ("a Twomes reading", "6\(marker)"), ("an OpenSense device", openSenseID), ("an OpenSense batch", "0.5\(marker)"),
+                ("a vault user", vaultUser.email), ("a vault record", "v\(marker)"), ("a tracing app", appHash),
+                ("a Twomes session", Self.hashHex(twomesSession)),
+            ] {
+                #expect(!dump.contains(text), "\(what) is still in the dump")
+            }
+            #expect(try platform.sql(ourSubmission) == "0", "the tracing app's survey submission is still there")
+            let logs = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/logs").map {
+                (try? String(contentsOfFile: platform.dataDirectory + "/logs/" + $0, encoding: .utf8)) ?? ""
+            }.joined(separator: "\n")
+            for (what, text) in [("a reading", "6\(marker)"), ("a batch", "0.5\(marker)"), ("an email", vaultUser.email), ("a record", "v\(marker)")]
+            {
+                #expect(!logs.contains(text), "\(what) of an erased participant is in a log")
+            }
+        }
+
         @Test func aDetachedDeviceKeepsItsReadingsWithTheAccountTheyWereTakenFor() async throws {
             let platform = try platform
             let device = try await TwomesProvisioning.provision()
