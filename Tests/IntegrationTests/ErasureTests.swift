@@ -348,6 +348,36 @@ extension PlatformTests {
             #expect((twice.json?["deleted"] as? [String: Int]) == ["short_links": 0])
         }
 
+        @Test func theCommandLineErasesDetachesAndRevokesThroughTheAdminAPI() async throws {
+            let platform = try platform
+            let device = try await TwomesProvisioning.provision()
+            let connection = [
+                "--server", platform.baseURL, "--token-file", platform.dataDirectory + "/admin-token", "--ca-file",
+                platform.dataDirectory + "/tls/cert.pem",
+            ]
+            let detached = try await platform.custodian(["detach", device.deviceName] + connection)
+            #expect(detached.status == 0 && detached.output.contains(#""detached_from":\#(device.pseudonym)"#), "\(detached.output)")
+            let erased = try await platform.custodian(["erase", "account", String(device.pseudonym)] + connection)
+            #expect(erased.status == 0 && erased.output.contains("erased twomes_account \(device.pseudonym): accounts 1"), "\(erased.output)")
+            #expect(erased.output.contains(#""target":"twomes_account""#))
+            let again = try await platform.custodian(["erase", "account", String(device.pseudonym)] + connection)
+            #expect(again.status == 0 && again.output.contains("nothing was left of twomes_account \(device.pseudonym)"), "\(again.output)")
+            // The API's refusal, in one line, and a non-zero status: a researcher's token, and a pseudonym out of range.
+            let researcher = try await AdminAudit.identity("researcher")
+            let refused = try await platform.custodian([
+                "erase", "link", "abcdefghij", "--token", researcher.token,
+                "--server", platform.baseURL, "--ca-file", platform.dataDirectory + "/tls/cert.pem",
+            ])
+            #expect(
+                refused.status == 1 && refused.output.contains("the erasure was refused (403): This needs the operator scope"), "\(refused.output)")
+            let bad = try await platform.custodian(["erase", "account", "12"] + connection)
+            #expect(bad.status == 1 && bad.output.contains("(400): pseudonym must be a whole number from 800000 to 899999"), "\(bad.output)")
+            let unknownKind = try await platform.custodian(["erase", "building", "1"] + connection)
+            #expect(
+                unknownKind.status != 0 && unknownKind.output.contains("account, opensense-device, vault-user, consumer, link"),
+                "\(unknownKind.output)")
+        }
+
         @Test func badErasureRequestsAre4xxInTheAdminShape() async throws {
             let platform = try platform
             for path in ["/admin/v1/accounts/abc", "/admin/v1/accounts/12", "/admin/v1/accounts/99999999999999999999999"] {

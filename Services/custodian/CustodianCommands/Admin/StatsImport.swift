@@ -23,65 +23,21 @@ struct Stats: AsyncParsableCommand {
         @Argument(help: "The CSV file, with the header country,date,confirmed,deaths,recovered.") var file: String
         @Option(help: "Where the figures come from (shown to apps as Source).") var source: String?
         @Option(help: "A link to the source (shown to apps as SourceUrl).") var sourceURL: String?
-        @Option(help: "The gateway's URL.") var server = TLSTrustOptions.defaultServer
-        @Option(parsing: .unconditional, help: "An admin token (default: CUSTODIAN_ADMIN_TOKEN, else the file --token-file).") var token: String?
-        @Option(help: "A file holding the admin token (custodian up keeps one in <data-dir>/admin-token).") var tokenFile = ".custodian/admin-token"
-        @OptionGroup var trust: TLSTrustOptions
+        @OptionGroup var api: AdminAPIOptions
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
             guard data.count <= 6 * 1024 * 1024 else { throw CLIError("\(file) is larger than 6 MiB: split it by date and import the parts") }
-            let token = try adminToken()
-            let client = try trust.httpClient()
-            let result: Result<(HTTPResponseStatus, Data), any Error>
-            do {
-                result = .success(try await post(client, data: data, token: token))
-            } catch {
-                result = .failure(error)
-            }
-            try? await client.shutdown()
-            let (status, answer) = try result.mapError { trust.explain($0, server: server) }.get()
-            let text = String(decoding: answer, as: UTF8.self)
-            guard status == .created else {
-                var message = "the import was refused (\(status.code)): \(text)"
-                if let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
-                    let error = object["error"] as? [String: Any], let summary = error["message"] as? String
-                {
-                    message = "the import was refused (\(status.code)): \(summary)"
-                    for problem in error["details"] as? [[String: Any]] ?? [] {
-                        message += "\n  line \(problem["line"] ?? "?"): \(problem["message"] ?? "")"
-                    }
-                }
-                throw CLIError(message)
-            }
-            print(text)
-        }
-
-        private func adminToken() throws -> String {
-            if let token { return token }
-            if let token = ProcessInfo.processInfo.environment["CUSTODIAN_ADMIN_TOKEN"], !token.isEmpty { return token }
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw ValidationError("pass --token, set CUSTODIAN_ADMIN_TOKEN or point --token-file at an admin token")
-            }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-
-        private func post(_ client: HTTPClient, data: Data, token: String) async throws -> (HTTPResponseStatus, Data) {
-            var components = URLComponents(
-                string: server.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/admin/v1/statistics/covid/imports")
-            components?.queryItems = [URLQueryItem(name: "source", value: source), URLQueryItem(name: "source_url", value: sourceURL)]
-                .filter { $0.value != nil }
+            var components = URLComponents()
+            components.path = "/admin/v1/statistics/covid/imports"
+            let items = [URLQueryItem(name: "source", value: source), URLQueryItem(name: "source_url", value: sourceURL)].filter { $0.value != nil }
+            components.queryItems = items.isEmpty ? nil : items
             // `+` is a space in a query; a source name may hold one.
-            let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-            components?.percentEncodedQuery = query
-            guard let url = components?.string else { throw ValidationError("--server is not a URL") }
-            var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            request.headers.add(name: "Content-Type", value: "text/csv; charset=utf-8")
-            request.body = .bytes(ByteBuffer(bytes: data))
-            let response = try await client.execute(request, timeout: .seconds(120))
-            return (response.status, Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView))
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            guard let target = components.string else { throw ValidationError("--source or --source-url cannot be sent") }
+            let (status, answer) = try await api.send(.POST, target, body: data, contentType: "text/csv; charset=utf-8")
+            guard status == .created else { throw AdminAPIOptions.refusal("the import", status: status, answer: answer) }
+            print(String(decoding: answer, as: UTF8.self))
         }
     }
 }
