@@ -76,7 +76,14 @@ enum StatisticsMigrations {
                     + symptoms.enumerated().flatMap { index, names in
                         [("en", names.en), ("de", names.de)].map { "('question_positive_symptom-\(index + 1)', '\($0.0)', '\($0.1)')" }
                     }.joined(separator: ", "),
-            ])
+            ]),
+        // Synthetic data (docs/operations.md): the app instances `auth` registered as synthetic, by the digest their
+        // submissions carry, so that the researchers' counts and export leave their submissions out.
+        Migration(
+            20, "synthetic app instances",
+            [
+                "CREATE TABLE statistics.synthetic_devices (device_sha256 bytea PRIMARY KEY)"
+            ]),
     ]
 
     /// The countries a new deployment supports (English names); admins add more.

@@ -57,6 +57,13 @@ enum VaultMigrations {
                     UNIQUE (repo_id, nonce))
                 """,
                 "CREATE INDEX items_by_repo ON vault.items (repo_id, id)",
-            ])
+            ]),
+        // Synthetic data (docs/operations.md): the vault's side of a synthetic user (auth holds the account), so that
+        // the operators' user list can leave it out.
+        Migration(
+            20, "synthetic users",
+            [
+                "ALTER TABLE vault.user_keys ADD COLUMN synthetic boolean NOT NULL DEFAULT false"
+            ]),
     ]
 }
