@@ -6,7 +6,8 @@ import Foundation
 /// identity. It holds no personal data: no token, value, location or name of a participant. Erasing again what is
 /// gone answers a receipt whose counts are all 0, so a retried erasure is safe and says that nothing was left.
 public struct ErasureReceipt: RoutedJSON, Equatable {
-    /// What kind of thing was erased: `twomes_account`, `opensense_device`, `vault_user`, `api_consumer`, `short_link`.
+    /// What kind of thing was erased: `twomes_account`, `twomes_device`, `opensense_device`, `vault_user`, `lemon_app`,
+    /// `api_consumer`, `short_link`.
     public var target: String
     /// The target's id as the route named it (a pseudonym, a device id).
     public var id: String

@@ -70,6 +70,19 @@ public struct LoadClient: Sendable {
         try await send(method, path, headers: headers, body: Data(json.utf8), admin: admin)
     }
 
+    /// Whether the platform's rate limits are on, as its `/metrics` says (`custodian_rate_limits_enabled`); nil when it does not say.
+    public func rateLimitsEnabled() async -> Bool? {
+        guard let reply = try? await send(.GET, "/metrics", timeout: .seconds(10)), reply.succeeded else { return nil }
+        for line in reply.text.split(separator: "\n") where line.hasPrefix("custodian_rate_limits_enabled ") {
+            return line.hasSuffix(" 1") || line.hasSuffix(" 1.0")
+        }
+        return nil
+    }
+
+    /// Marks what a request creates as synthetic (docs/operations.md, "Synthetic data"): every set-up request carries
+    /// it, so that no account, device, user, consumer or app instance of a load run mixes with a study's.
+    public var syntheticHeader: (String, String) { ("X-Custodian-Synthetic", adminToken) }
+
     public func shutdown() async {
         try? await http.shutdown()
     }
@@ -100,7 +113,8 @@ extension LoadClient {
     ) async throws -> [String: Any] {
         var attempt = 0
         while true {
-            let reply = try await send(method, path, headers: headers, body: body ?? json.map { Data($0.utf8) }, admin: admin)
+            let reply = try await send(
+                method, path, headers: headers + [syntheticHeader], body: body ?? json.map { Data($0.utf8) }, admin: admin)
             if reply.succeeded, let object = reply.json { return object }
             attempt += 1
             if [429, 503].contains(reply.status), attempt < 4 {

@@ -44,12 +44,22 @@ public struct LoadOutput: Sendable {
 }
 
 public enum LoadRunner {
+    /// Said at start when the platform's rate limits are on: the set-up alone (sign-ups and logins from one address)
+    /// is more than they let through in a minute, and the load more than one token may send.
+    public static let rateLimitWarning = """
+        warning    the platform's rate limits are on and will refuse much of a load from one address (429): start the \
+        platform with CUSTODIAN_RATE_LIMITS=off (docs/operations.md, "Rate limits")
+        """
+
     /// Sets the scenarios up, runs the plan, reads every acknowledged write back, and reports.
     public static func run(
         _ plan: LoadPlan, client: LoadClient, output: LoadOutput,
         processes: [String: Int32] = [:]
     ) async throws -> LoadReport {
         let memoryAtStart = ProcessMemory.read(processes)
+        if await client.rateLimitsEnabled() == true {
+            output.line(Self.rateLimitWarning)
+        }
         output.line("set-up     \(plan.scenarios.map(\.0.rawValue).joined(separator: ", ")), \(plan.clients) clients each, through the admin API")
         var prepared: [(scenario: any Scenario, weight: Int)] = []
         for (kind, weight) in plan.scenarios {

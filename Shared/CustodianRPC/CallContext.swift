@@ -11,6 +11,10 @@ public struct CallContext: Codable, Sendable {
     public var principal: Principal?
     /// A credential the gateway could not check itself (an opaque bearer token), for the owning service.
     public var credential: Credential?
+    /// Whether what this call creates is synthetic (load and benchmark data, docs/operations.md "Synthetic data"):
+    /// set by the gateway only for a request whose `X-Custodian-Synthetic` header holds a good admin token. Absent
+    /// on the wire unless true, so that frames of either version decode.
+    public var synthetic: Bool?
 
     /// Carries `request_id` metadata; set by the server for each call, not sent on the wire.
     public var logger: Logger
@@ -36,7 +40,10 @@ public struct CallContext: Codable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential }
+    enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential, synthetic }
+
+    /// Whether the records this call creates are to be marked synthetic.
+    public var createsSynthetic: Bool { synthetic == true }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +51,7 @@ public struct CallContext: Codable, Sendable {
         self.deadline = try container.decodeIfPresent(Int64.self, forKey: .deadline)
         self.principal = try container.decodeIfPresent(Principal.self, forKey: .principal)
         self.credential = try container.decodeIfPresent(Credential.self, forKey: .credential)
+        self.synthetic = try container.decodeIfPresent(Bool.self, forKey: .synthetic)
         self.logger = Logger(label: "custodian")
     }
 

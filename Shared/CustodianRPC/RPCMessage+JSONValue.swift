@@ -44,8 +44,15 @@ extension CallContext {
             guard let decoded = Credential(json: value) else { return nil }
             credential = decoded
         }
+        var synthetic: Bool?
+        switch fields["synthetic"] {
+        case nil, .null?: synthetic = nil
+        case .bool(let value)?: synthetic = value
+        default: return nil
+        }
         self.init(requestID: requestID, principal: principal, credential: credential, logger: logger)
         self.deadline = milliseconds
+        self.synthetic = synthetic
     }
 
     /// Every call's frame carries one.
@@ -64,6 +71,11 @@ extension CallContext {
             principal.writeJSON(into: &output)
         }
         object.string("requestId", requestID, into: &output)
+        // Only when set, so that a frame without it is byte for byte what it always was.
+        if let synthetic {
+            object.key("synthetic", into: &output)
+            output.append(contentsOf: (synthetic ? "true" : "false").utf8)
+        }
         object.end(into: &output)
     }
 }

@@ -10,11 +10,14 @@ public struct LemonClient: Sendable {
     public let baseURL: String
     public let http: HTTPClient
     public let serverKey: ServerPublicKey
+    /// Sent with each handshake besides the app's own: the load generator's `X-Custodian-Synthetic` (a real app sends none).
+    public let handshakeHeaders: [(String, String)]
 
-    public init(baseURL: String, http: HTTPClient, serverKey: ServerPublicKey) {
+    public init(baseURL: String, http: HTTPClient, serverKey: ServerPublicKey, handshakeHeaders: [(String, String)] = []) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.http = http
         self.serverKey = serverKey
+        self.handshakeHeaders = handshakeHeaders
     }
 
     /// The keys a server publishes at `GET /api/v1/keys`, current first. An app ships them pinned; fetching
@@ -51,7 +54,7 @@ public struct LemonClient: Sendable {
     /// Posts a handshake body (as built, or altered by a test) and checks the answer.
     public func handshake(_ builder: HandshakeBuilder, body: [String: String]) async throws -> LemonSession {
         let reply = try await Self.send(
-            http: http, url: baseURL + "/api/v1/devices", method: .POST, headers: [("Content-Type", "application/json")],
+            http: http, url: baseURL + "/api/v1/devices", method: .POST, headers: [("Content-Type", "application/json")] + handshakeHeaders,
             body: try JSONEncoder().encode(body))
         let envelope = try Envelope(reply.body)
         guard reply.status == 200, let data = envelope.data as? [String: Any] else {

@@ -26,6 +26,7 @@ struct RouteTableTests {
         AuthMethods.auditHead.name: "the gateway, to publish the audit log's head",
         AuthMethods.keysList.name: "the gateway, for the public keys that verify access tokens",
         VaultMethods.usersErase.name: "auth, for the vault's part of a vault user's erasure",
+        StatisticsMethods.deviceMarkSynthetic.name: "auth, when it registers a synthetic app instance",
         AuthMethods.consoleLogin.name: "the gateway's console, to log a researcher in",
         AuthMethods.consoleSession.name: "the gateway's console, for the session of each page",
         AuthMethods.consoleLogout.name: "the gateway's console, to log out",
@@ -112,6 +113,7 @@ struct RouteTableTests {
             "GET /admin/v1/opensense/devices/{device_id}/key",
             // Erasing a participant's data (docs/erasure.md).
             "DELETE /admin/v1/accounts/{pseudonym}", "DELETE /admin/v1/opensense/devices/{device_id}", "DELETE /admin/v1/vault/users/{user_id}",
+            "DELETE /admin/v1/devices/{device_name}", "DELETE /admin/v1/lemon/apps/{device_id}",
         ]
         var admin = 0
         for route in RouteTable.all {

@@ -1,6 +1,7 @@
 import CustodianHTTP
 import CustodianJSON
 import Foundation
+import Logging
 import NIOCore
 import Testing
 @testable import CustodianRPC
@@ -17,7 +18,22 @@ struct RequestFrameTests {
         CallContext(requestID: "r-3", principal: Principal(kind: .admin, id: "x")),
         // An admin identity's label travels with it, for the services' logs and the audit log.
         CallContext(requestID: "r-4", principal: Principal(kind: .admin, id: "y", scopes: ["owner"], name: "Ana \"field\" é")),
+        // What a request marked synthetic creates is marked too (docs/operations.md, "Synthetic data"); unmarked frames carry no key.
+        { () -> CallContext in
+            var context = CallContext(requestID: "r-5")
+            context.synthetic = true
+            return context
+        }(),
     ]
+
+    @Test func theSyntheticMarkIsReadBackAndAbsentWhenUnset() throws {
+        for context in Self.contexts {
+            let tree = try JSONValueEncoder().encode(context)
+            #expect(CallContext(json: tree, logger: context.logger)?.synthetic == context.synthetic)
+            #expect((tree["synthetic"] != nil) == (context.synthetic != nil))
+        }
+        #expect(CallContext(json: ["requestId": "r", "synthetic": "yes"], logger: Logger(label: "t")) == nil)
+    }
 
     static let inputs = [
         HTTPInput(),

@@ -116,5 +116,12 @@ enum AuthMigrations {
                 // New identities name their scope: no default that could hand out owner by accident.
                 "ALTER TABLE auth.admin_tokens ALTER COLUMN scope DROP DEFAULT",
             ]),
+        // Synthetic data (docs/operations.md): vault users and app instances that loadgen and bench create.
+        Migration(
+            20, "synthetic vault users and app instances",
+            [
+                "ALTER TABLE auth.vault_users ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
+                "ALTER TABLE auth.lemon_apps ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
+            ]),
     ]
 }

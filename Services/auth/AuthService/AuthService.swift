@@ -48,6 +48,8 @@ public enum AuthService {
         methods.register(AuthMethods.lemonSessionKeys) { try await sessions.keys($0, context: $1) }
         methods.register(AuthMethods.lemonSessionUse) { try await sessions.use($0, context: $1) }
         methods.register(AuthMethods.lemonDeviceDelete, requires: .lemonApp) { try await lemonDevices.delete(context: $1) }
+        methods.register(AuthMethods.lemonAppsList, requires: [.admin]) { try await lemonDevices.list($0, context: $1) }
+        methods.register(AuthMethods.lemonAppsErase, requires: [.admin]) { try await lemonDevices.erase($0, context: $1) }
         // Which app calls is checked before a query or body that cannot be read is answered, as the API always did.
         let appFirst: @Sendable (CallContext) async throws -> Void = { _ = try await lemonDevices.caller($0) }
         methods.register(AuthMethods.lemonDeviceActive, requires: .lemonApp, beforeRefusingInput: appFirst) {

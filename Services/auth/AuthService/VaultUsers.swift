@@ -20,7 +20,8 @@ struct VaultUsers: Sendable {
         let hash = try await BlockingWork.run { try Sodium.passwordHash(password) }
         let rows = try await database.query(
             """
-            INSERT INTO auth.vault_users (email, name, password_hash) VALUES (\(email), \(request.name), \(hash))
+            INSERT INTO auth.vault_users (email, name, password_hash, synthetic)
+            VALUES (\(email), \(request.name), \(hash), \(context.createsSynthetic))
             ON CONFLICT (email) DO NOTHING RETURNING id
             """, logger: context.logger)
         var created: Int64?

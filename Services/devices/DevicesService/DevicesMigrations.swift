@@ -186,5 +186,15 @@ enum DevicesMigrations {
                 """,
             ]),
         Migration(8, "retention totals", [Retention.totalsTable(schema: "devices")]),
+        // Synthetic data (docs/operations.md): what loadgen and bench create is marked when it is made, so that
+        // researchers' lists and exports leave it out and one command can erase it. Readings and batches belong to a
+        // synthetic account or device by its row.
+        Migration(
+            20, "synthetic accounts and devices",
+            [
+                "ALTER TABLE devices.accounts ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
+                "ALTER TABLE devices.devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
+                "ALTER TABLE devices.opensense_devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
+            ]),
     ]
 }

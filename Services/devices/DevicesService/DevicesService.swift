@@ -47,7 +47,7 @@ public enum DevicesService {
         methods.register(DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
         methods.register(DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
         methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
-        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices(context: $1) }
+        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices($0, context: $1) }
         methods.register(DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
         methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) {
             try await openSenseAdmin.replaceConfig($0.configuration, context: $1)
@@ -56,6 +56,7 @@ public enum DevicesService {
         let erasure = AccountErasure(database: database, services: environment.services)
         methods.register(DevicesMethods.accountErase, requires: [.admin]) { try await erasure.erase($0, context: $1) }
         methods.register(DevicesMethods.deviceDetach, requires: [.admin]) { try await erasure.detach($0, context: $1) }
+        methods.register(DevicesMethods.deviceErase, requires: [.admin]) { try await erasure.eraseDevice($0, context: $1) }
         let labels = DeviceLabels(database: database, services: environment.services, sealer: sealer)
         methods.register(DevicesMethods.deviceLabel, requires: [.admin], work: .cpuHeavy) { try await labels.label($0, context: $1) }
         methods.register(DevicesMethods.deviceLabels, requires: [.admin], work: .cpuHeavy) { try await labels.sheet($0, context: $1) }

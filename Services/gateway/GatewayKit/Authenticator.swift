@@ -12,6 +12,7 @@ struct Authenticator: Sendable {
 
     /// `body` is the request's whole body, collected beforehand for the schemes whose credential covers it.
     func authenticate(_ route: Route, request: Request, body: ByteBuffer?, context: inout CallContext) async throws {
+        try await markSynthetic(request, style: route.style, context: &context)
         switch route.auth {
         case .none:
             return
@@ -53,6 +54,24 @@ struct Authenticator: Sendable {
         }
     }
 
+    /// `X-Custodian-Synthetic: <admin token>` marks what the request creates as synthetic (docs/operations.md, "Synthetic
+    /// data"): only an operator or owner may, so that no participant can hide their own data, on any route (the public
+    /// ones that create identities too). A token that is no good is a 401 in the route's style; a researcher's a 403.
+    func markSynthetic(_ request: Request, style: APIStyle, context: inout CallContext) async throws {
+        guard let token = request.headers[.custodianSynthetic] else { return }
+        let trimmed = token.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw style.invalidToken() }
+        let principal: Principal
+        do {
+            principal = try await rpc.call(AuthMethods.adminAuthenticate, input: TokenInput(token: trimmed), context: context)
+        } catch let error as RPCError {
+            throw GatewayError(error, style: style)
+        }
+        let scope = AdminScope(of: principal)
+        guard let scope, scope.allows(.operator) else { throw style.insufficientScope(needed: .operator, has: scope) }
+        context.synthetic = true
+    }
+
     /// The token of an `Authorization: Bearer …` header (or, for the OwnYourData API, `?access_token=`).
     func bearerToken(_ request: Request, style: APIStyle) throws -> String {
         guard let header = request.headers[.authorization], !header.isEmpty else {
@@ -64,6 +83,11 @@ struct Authenticator: Sendable {
         guard parts[0].lowercased() == "bearer" else { throw style.wrongAuthorizationScheme() }
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
+}
+
+extension HTTPField.Name {
+    /// Marks a request's creations as synthetic; its value is an admin token (``Authenticator/markSynthetic(_:style:context:)``).
+    static let custodianSynthetic = HTTPField.Name("X-Custodian-Synthetic")!
 }
 
 extension AuthScheme {

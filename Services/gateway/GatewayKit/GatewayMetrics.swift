@@ -47,6 +47,16 @@ public final class GatewayMetrics: Sendable {
             closedIdle: closed("idle_timeout"))
     }
 
+    /// Whether the rate limits are on (`CUSTODIAN_RATE_LIMITS`): `custodian loadgen` reads it to say at start which
+    /// setting a load from one address needs.
+    func recordRateLimits(enabled: Bool) {
+        registry.makeGauge(
+            descriptor: .init(
+                metricName: "custodian_rate_limits_enabled", unitName: "",
+                helpText: "1 when the gateway's rate limits are on (CUSTODIAN_RATE_LIMITS), 0 when off")
+        ).set(Int64(enabled ? 1 : 0))
+    }
+
     func recordRateLimited(rateClass: String, scope: String) {
         registry.makeCounter(
             descriptor: .init(

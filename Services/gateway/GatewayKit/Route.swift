@@ -131,6 +131,8 @@ public enum RouteTable {
         return [
             Route(.post, "/api/v1/devices", AuthMethods.lemonHandshake, auth: .none, style: .lemon, rateClass: .credential),
             Route(.get, "/api/v1/keys", AuthMethods.lemonKeys, auth: .none, style: .lemon),
+            Route(.get, "/admin/v1/lemon/apps", AuthMethods.lemonAppsList, auth: .admin(.operator), style: .admin),
+            Route(.delete, "/admin/v1/lemon/apps/{device_id}", AuthMethods.lemonAppsErase, auth: .admin(.owner), style: .admin),
             app(.delete, "/api/v1/devices", AuthMethods.lemonDeviceDelete),
             app(.post, "/api/v1/devices/active", AuthMethods.lemonDeviceActive),
             app(.post, "/api/v1/devices/push_token", AuthMethods.lemonPushTokenUpdate, success: .created),
@@ -204,6 +206,7 @@ public enum RouteTable {
         Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin(.researcher), style: .admin),
         Route(.delete, "/admin/v1/accounts/{pseudonym}", DevicesMethods.accountErase, auth: .admin(.owner), style: .admin),
         Route(.post, "/admin/v1/devices/{device_name}/detach", DevicesMethods.deviceDetach, auth: .admin(.operator), style: .admin),
+        Route(.delete, "/admin/v1/devices/{device_name}", DevicesMethods.deviceErase, auth: .admin(.owner), style: .admin),
         Route(.get, "/admin/v1/measurements", DevicesMethods.measurementsExport, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/devices/{device_name}/label", DevicesMethods.deviceLabel, auth: .admin(.operator), style: .admin),
         Route(.get, "/admin/v1/device-labels", DevicesMethods.deviceLabels, auth: .admin(.operator), style: .admin),

@@ -12,6 +12,7 @@ struct RouteRateLimits: Sendable {
     init(settings: RateLimitSettings, metrics: GatewayMetrics) {
         self.limiter = settings.enabled ? RateLimiter(settings: settings) : nil
         self.metrics = metrics
+        metrics.recordRateLimits(enabled: settings.enabled)
     }
 
     var trustedProxies: [AddressRange] { limiter?.settings.trustedProxies ?? [] }

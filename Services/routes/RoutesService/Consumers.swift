@@ -25,14 +25,14 @@ public struct Consumers: Sendable {
 
     /// `POST /admin/v1/api-consumers`.
     func create(_ input: CreateConsumerRequest, context: CallContext) async throws -> CreatedConsumer {
-        let created = try await create(name: input.name, logger: context.logger)
+        let created = try await create(name: input.name, synthetic: context.createsSynthetic, logger: context.logger)
         context.logger.notice(
             "API consumer created", metadata: ["consumer_key": .string(created.consumer_key), "admin": .string(context.principal?.id ?? "-")])
         return created
     }
 
     /// Creates a consumer (for the admin route and `custodian admin create-consumer`).
-    public func create(name: String, logger: Logger) async throws -> CreatedConsumer {
+    public func create(name: String, synthetic: Bool = false, logger: Logger) async throws -> CreatedConsumer {
         // 128 random bits name the consumer; 256 bits are its secret (DESIGN.md, security rules).
         let key = SecretToken.generate(byteCount: 16)
         let secret = SecretToken.generate()
@@ -40,8 +40,8 @@ public struct Consumers: Sendable {
         let hash = SecretToken.hash(secret)
         let rows = try await database.query(
             """
-            INSERT INTO routes.consumers (consumer_key, name, secret_sealed, secret_sha256)
-            VALUES (\(key), \(name), \(sealed), \(hash)) RETURNING created_at
+            INSERT INTO routes.consumers (consumer_key, name, secret_sealed, secret_sha256, synthetic)
+            VALUES (\(key), \(name), \(sealed), \(hash), \(synthetic)) RETURNING created_at
             """, logger: logger)
         for try await createdAt in rows.decode(Date.self) {
             return CreatedConsumer(consumer_key: key, consumer_secret: secret, name: name, created_at: Self.iso(createdAt))
@@ -50,9 +50,13 @@ public struct Consumers: Sendable {
     }
 
     /// `GET /admin/v1/api-consumers`: keys and names, never secrets.
-    func list(context: CallContext) async throws -> ConsumerList {
+    func list(_ query: SyntheticQuery, context: CallContext) async throws -> ConsumerList {
+        let synthetic = query.synthetic.wanted
         let rows = try await database.query(
-            "SELECT consumer_key, name, created_at, revoked_at FROM routes.consumers ORDER BY created_at, id", logger: context.logger)
+            """
+            SELECT consumer_key, name, created_at, revoked_at FROM routes.consumers
+            WHERE \(synthetic)::boolean IS NULL OR synthetic = \(synthetic) ORDER BY created_at, id
+            """, logger: context.logger)
         var consumers: [ConsumerList.Consumer] = []
         for try await (key, name, createdAt, revokedAt) in rows.decode((String, String, Date, Date?).self) {
             consumers.append(
@@ -62,8 +66,10 @@ public struct Consumers: Sendable {
     }
 
     /// `DELETE /admin/v1/api-consumers/{consumer_key}`: its signed requests are refused from now on, and its sealed
-    /// secret is wiped; the routes it stored stay. A second revocation finds nothing left.
+    /// secret is wiped; the routes it stored stay. A second revocation finds nothing left. A synthetic consumer (loadgen's,
+    /// docs/operations.md "Synthetic data") is no study's: it goes with its routes, so that the clean-up leaves nothing.
     func revoke(_ input: ConsumerByKey, context: CallContext) async throws -> ErasureReceipt {
+        if let receipt = try await eraseSynthetic(input, context: context) { return receipt }
         var revoked = 0
         let rows = try await database.query(
             """
@@ -76,6 +82,25 @@ public struct Consumers: Sendable {
                 "API consumer revoked", metadata: ["consumer_key": .string(input.key), "admin": .string(context.principal?.id ?? "-")])
         }
         return ErasureReceipt(target: "api_consumer", id: input.key, deleted: ["consumer_secrets": revoked], context: context)
+    }
+
+    /// Deletes the consumer with this key and its routes if it is synthetic; nil when it is not (or unknown).
+    private func eraseSynthetic(_ input: ConsumerByKey, context: CallContext) async throws -> ErasureReceipt? {
+        let logger = context.logger
+        let deleted = try await database.withTransaction(logger: logger) { connection -> [String: Int]? in
+            var found: Int64?
+            for try await id in try await connection.query(
+                "SELECT id FROM routes.consumers WHERE consumer_key = \(input.key) AND synthetic FOR UPDATE", logger: logger
+            ).decode(Int64.self) { found = id }
+            guard let consumer = found else { return nil }
+            let routes = try await connection.count("DELETE FROM routes.routes WHERE consumer_id = \(consumer)", logger: logger)
+            let consumers = try await connection.count("DELETE FROM routes.consumers WHERE id = \(consumer)", logger: logger)
+            return ["consumers": consumers, "routes": routes]
+        }
+        guard let deleted else { return nil }
+        logger.notice(
+            "synthetic API consumer erased", metadata: ["consumer_key": .string(input.key), "admin": .string(context.principal?.id ?? "-")])
+        return ErasureReceipt(target: "api_consumer", id: input.key, deleted: deleted, context: context)
     }
 
     /// The consumer with this key and its secret, opened; nil for an unknown key.

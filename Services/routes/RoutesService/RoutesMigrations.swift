@@ -43,5 +43,11 @@ enum RoutesMigrations {
             [
                 "ALTER TABLE routes.consumers ADD COLUMN revoked_at timestamptz"
             ]),
+        // Synthetic data (docs/operations.md): API consumers that loadgen creates.
+        Migration(
+            20, "synthetic api consumers",
+            [
+                "ALTER TABLE routes.consumers ADD COLUMN synthetic boolean NOT NULL DEFAULT false"
+            ]),
     ]
 }

@@ -19,7 +19,7 @@ public enum RoutesService {
         // Called by the gateway for every route with the `signature` scheme.
         methods.register(RoutesMethods.consumersVerify) { try await verifier.verify($0, context: $1) }
         methods.register(RoutesMethods.consumersCreate, requires: [.admin]) { try await consumers.create($0, context: $1) }
-        methods.register(RoutesMethods.consumersList, requires: [.admin]) { try await consumers.list(context: $1) }
+        methods.register(RoutesMethods.consumersList, requires: [.admin]) { try await consumers.list($0, context: $1) }
         methods.register(RoutesMethods.consumersRevoke, requires: [.admin]) { try await consumers.revoke($0, context: $1) }
         // A store or a delete names its consumer before its body or id is looked at.
         let consumerFirst: @Sendable (CallContext) async throws -> Void = { _ = try Access.consumerID($0) }

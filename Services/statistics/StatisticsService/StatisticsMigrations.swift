@@ -78,6 +78,13 @@ enum StatisticsMigrations {
                     }.joined(separator: ", "),
             ]),
         Migration(2, "retention totals", [Retention.totalsTable(schema: "statistics")]),
+        // Synthetic data (docs/operations.md): the app instances `auth` registered as synthetic, by the digest their
+        // submissions carry, so that the researchers' counts and export leave their submissions out.
+        Migration(
+            20, "synthetic app instances",
+            [
+                "CREATE TABLE statistics.synthetic_devices (device_sha256 bytea PRIMARY KEY)"
+            ]),
     ]
 
     /// The countries a new deployment supports (English names); admins add more.

@@ -31,6 +31,7 @@ public enum StatisticsService {
         // Internal: `auth` calls it when an app deletes itself.
         methods.register(StatisticsMethods.languagesSupported) { try await reference.isSupported(language: $0, context: $1) }
         methods.register(StatisticsMethods.deviceForget) { try await submissions.forget($0, context: $1) }
+        methods.register(StatisticsMethods.deviceMarkSynthetic) { try await submissions.markSynthetic($0, context: $1) }
         // Admin routes (`/admin/v1/statistics/…`).
         methods.register(StatisticsMethods.adminCountriesList, requires: [.admin]) {
             CountryList(countries: try await reference.adminList(.countries, context: $1))

@@ -65,8 +65,31 @@ public struct Submissions: Sendable {
         ).decode(Int64.self) {
             deleted += 1
         }
+        try await database.query("DELETE FROM statistics.synthetic_devices WHERE device_sha256 = \(device)", logger: context.logger)
         context.logger.notice("device's submissions forgotten", metadata: ["deleted": .stringConvertible(deleted)])
         return ForgottenSubmissions(deleted: deleted)
+    }
+
+    /// `statistics.device.markSynthetic` (no route; `auth` calls it when it registers a synthetic app instance): the
+    /// device's submissions are left out of the researchers' counts and export unless asked for. Idempotent.
+    func markSynthetic(_ input: ForgetDeviceInput, context: CallContext) async throws -> Empty {
+        guard !input.deviceId.isEmpty, input.deviceId.utf8.count <= 1024 else {
+            throw RPCError.badRequest("deviceId must be 1 to 1024 bytes", reason: "invalid_device_id")
+        }
+        try await database.query(
+            "INSERT INTO statistics.synthetic_devices (device_sha256) VALUES (\(Self.deviceDigest(input.deviceId))) ON CONFLICT DO NOTHING",
+            logger: context.logger)
+        return Empty()
+    }
+
+    /// The condition on a submission `s` that ``SyntheticFilter`` asks for: fixed SQL, one of three.
+    static func synthetic(_ filter: SyntheticFilter) -> String {
+        let marked = "EXISTS (SELECT 1 FROM statistics.synthetic_devices y WHERE y.device_sha256 = s.device_sha256)"
+        return switch filter {
+        case .exclude: "NOT " + marked
+        case .include: "true"
+        case .only: marked
+        }
     }
 
     // MARK: Researchers
@@ -77,8 +100,9 @@ public struct Submissions: Sendable {
         let rows = try await database.query(
             """
             SELECT status, country, to_char(submitted_at AT TIME ZONE 'UTC', 'IYYY-"W"IW') AS week, count(*)
-            FROM statistics.submissions
+            FROM statistics.submissions s
             WHERE (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
+              AND \(unescaped: Self.synthetic(input.synthetic))
             GROUP BY 1, 2, 3 ORDER BY 3, 1 NULLS LAST, 2 NULLS LAST
             """, logger: context.logger)
         var counts: [SubmissionCounts.Count] = []
@@ -103,9 +127,10 @@ public struct Submissions: Sendable {
             """
             SELECT id, to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, country, language, age, is_symptomatic, symptoms,
                 positive_test_date, negative_test_date
-            FROM statistics.submissions
+            FROM statistics.submissions s
             WHERE id > \(after)
               AND (\(from)::timestamptz IS NULL OR submitted_at >= \(from)) AND (\(to)::timestamptz IS NULL OR submitted_at < \(to))
+              AND \(unescaped: Self.synthetic(input.range.synthetic))
             ORDER BY id LIMIT \(Self.pageSize)
             """, logger: context.logger)
         var chunk = input.after == nil && format == .csv ? ResearcherExport.csvLine(Self.columns) : ""

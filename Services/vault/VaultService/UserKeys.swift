@@ -20,8 +20,8 @@ struct UserKeys: Sendable {
         let sealed = try Sodium.secretBox(pair.secretKey, key: key)
         try await database.query(
             """
-            INSERT INTO vault.user_keys (user_id, public_key, secret_sealed, salt)
-            VALUES (\(input.userID), \(Data(pair.publicKey)), \(Data(sealed)), \(Data(salt)))
+            INSERT INTO vault.user_keys (user_id, public_key, secret_sealed, salt, synthetic)
+            VALUES (\(input.userID), \(Data(pair.publicKey)), \(Data(sealed)), \(Data(salt)), \(context.createsSynthetic))
             ON CONFLICT (user_id) DO NOTHING
             """, logger: context.logger)
         return Empty()

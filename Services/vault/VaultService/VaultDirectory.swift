@@ -12,10 +12,13 @@ struct VaultDirectory: Sendable {
 
     /// `GET /admin/v1/vault/users?after=ID&limit=100`
     func users(_ input: VaultUsersQuery, context: CallContext) async throws -> VaultUsersPage {
-        let (after, limit) = (input.after, input.limit)
+        let (after, limit, synthetic) = (input.after, input.limit, input.synthetic.wanted)
         var users: [VaultUsersPage.User] = []
         let userRows = try await database.query(
-            "SELECT user_id FROM vault.user_keys WHERE user_id > \(after) ORDER BY user_id LIMIT \(limit)", logger: context.logger)
+            """
+            SELECT user_id FROM vault.user_keys WHERE user_id > \(after) AND (\(synthetic)::boolean IS NULL OR synthetic = \(synthetic))
+            ORDER BY user_id LIMIT \(limit)
+            """, logger: context.logger)
         for try await id in userRows.decode(Int64.self) {
             users.append(VaultUsersPage.User(id: id))
         }

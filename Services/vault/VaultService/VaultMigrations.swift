@@ -59,5 +59,12 @@ enum VaultMigrations {
                 "CREATE INDEX items_by_repo ON vault.items (repo_id, id)",
             ]),
         Migration(2, "retention totals", [Retention.totalsTable(schema: "vault")]),
+        // Synthetic data (docs/operations.md): the vault's side of a synthetic user (auth holds the account), so that
+        // the operators' user list can leave it out.
+        Migration(
+            20, "synthetic users",
+            [
+                "ALTER TABLE vault.user_keys ADD COLUMN synthetic boolean NOT NULL DEFAULT false"
+            ]),
     ]
 }

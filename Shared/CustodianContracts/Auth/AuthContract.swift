@@ -19,6 +19,9 @@ public enum AuthMethods {
     public static let consoleSession = RPCMethod<TokenInput, Principal>("auth.console.session", retry: .safe)
     /// A data vault user's erasure (docs/erasure.md): the vault's part, then the login; idempotent.
     public static let vaultUsersErase = RoutedMethod<VaultUserErasure, ErasureReceipt>("auth.vaultUsers.erase", retry: .safe)
+    /// The operators' view of the tracing app's instances, and an instance's erasure with its submissions.
+    public static let lemonAppsList = RoutedMethod<LemonAppsQuery, LemonAppsPage>("auth.lemon.apps.list", retry: .safe)
+    public static let lemonAppsErase = RoutedMethod<LemonAppByID, ErasureReceipt>("auth.lemon.apps.erase", retry: .safe)
     /// Ends a console session; ending one that has ended already is no error.
     public static let consoleLogout = RPCMethod<TokenInput, Empty>("auth.console.logout", retry: .safe)
 

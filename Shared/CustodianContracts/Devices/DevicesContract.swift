@@ -31,13 +31,14 @@ public enum DevicesMethods {
     // Erasure and detaching (docs/erasure.md): idempotent, so a retry is safe.
     public static let accountErase = RoutedMethod<TwomesAccountErasure, ErasureReceipt>("devices.account.erase", retry: .safe)
     public static let deviceDetach = RoutedMethod<DeviceByName, DeviceDetachment>("devices.device.detach", retry: .safe)
+    public static let deviceErase = RoutedMethod<DeviceByName, ErasureReceipt>("devices.device.erase", retry: .safe)
     public static let opensenseErase = RoutedMethod<OpenSenseDeviceByID, ErasureReceipt>("devices.opensense.erase", retry: .safe)
 
     // OpenSense (docs/opensense.md) and its researcher routes.
     public static let opensenseRegister = RoutedMethod<OpenSenseRegistration, OpenSenseKey>("devices.opensense.register")
     public static let opensenseConfig = RoutedMethod<NoInput, OpenSenseConfiguration>("devices.opensense.config", retry: .safe)
     public static let opensenseUpload = RoutedMethod<OpenSenseUpload, OpenSenseUploadStatus>("devices.opensense.upload", retry: .safe)
-    public static let opensenseDevices = RoutedMethod<NoInput, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
+    public static let opensenseDevices = RoutedMethod<SyntheticQuery, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
     public static let opensenseKey = RoutedMethod<OpenSenseDeviceByID, RecoveredOpenSenseKey>("devices.opensense.key", retry: .safe)
     public static let opensenseReplaceConfig = RoutedMethod<OpenSenseConfigurationUpdate, OpenSenseConfiguration>(
         "devices.opensense.replaceConfig", retry: .safe)

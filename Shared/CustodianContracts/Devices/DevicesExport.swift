@@ -13,13 +13,15 @@ public struct MeasurementExportQuery: RoutedInput, Equatable {
     public var property: String?
     public var from: Date?
     public var to: Date?
+    public var synthetic: SyntheticFilter
     /// The service's own mark of where the previous page ended (nil: the first page).
     public var cursor: String?
 
     public init(
         format: ResearcherExport.Format = .csv, pseudonym: Int? = nil, device: String? = nil, property: String? = nil,
-        from: Date? = nil, to: Date? = nil, cursor: String? = nil
+        from: Date? = nil, to: Date? = nil, synthetic: SyntheticFilter = .exclude, cursor: String? = nil
     ) {
+        self.synthetic = synthetic
         self.format = format
         self.pseudonym = pseudonym
         self.device = device
@@ -40,11 +42,13 @@ public struct MeasurementExportQuery: RoutedInput, Equatable {
         property = try request.firstQuery("property")
         from = try DevicesExport.time(request, "from")
         to = try DevicesExport.time(request, "to")
+        synthetic = try SyntheticFilter(request)
         cursor = try request.cursor
     }
 
     public func encode(to encoder: any Encoder) throws {
         var query: [String: [String]] = ["format": [format.rawValue]]
+        query["include_synthetic"] = synthetic.query
         query["pseudonym"] = pseudonym.map { [String($0)] }
         query["device"] = device.map { [$0] }
         query["property"] = property.map { [$0] }
@@ -64,13 +68,15 @@ public struct OpenSenseExportQuery: RoutedInput, Equatable {
     public var probe: String?
     public var from: Date?
     public var to: Date?
+    public var synthetic: SyntheticFilter
     /// The service's own mark of where the previous page ended (nil: the first page).
     public var cursor: String?
 
     public init(
         format: ResearcherExport.Format = .csv, deviceID: String? = nil, probe: String? = nil, from: Date? = nil, to: Date? = nil,
-        cursor: String? = nil
+        synthetic: SyntheticFilter = .exclude, cursor: String? = nil
     ) {
+        self.synthetic = synthetic
         self.format = format
         self.deviceID = deviceID
         self.probe = probe
@@ -86,11 +92,13 @@ public struct OpenSenseExportQuery: RoutedInput, Equatable {
         probe = try request.firstQuery("probe")
         from = try DevicesExport.time(request, "from")
         to = try DevicesExport.time(request, "to")
+        synthetic = try SyntheticFilter(request)
         cursor = try request.cursor
     }
 
     public func encode(to encoder: any Encoder) throws {
         var query: [String: [String]] = ["format": [format.rawValue]]
+        query["include_synthetic"] = synthetic.query
         query["device_id"] = deviceID.map { [$0] }
         query["probe"] = probe.map { [$0] }
         query["from"] = from.map { [DevicesExport.text($0)] }

@@ -11,7 +11,7 @@ public enum RoutesMethods {
 
     // The geotag API (docs/geotag.md) and its admin routes; typed (docs/rpc.md, "Typed routed methods").
     public static let consumersCreate = RoutedMethod<CreateConsumerRequest, CreatedConsumer>("routes.consumers.create")
-    public static let consumersList = RoutedMethod<NoInput, ConsumerList>("routes.consumers.list", retry: .safe)
+    public static let consumersList = RoutedMethod<SyntheticQuery, ConsumerList>("routes.consumers.list", retry: .safe)
     /// Idempotent: a second revocation finds nothing and says so.
     public static let consumersRevoke = RoutedMethod<ConsumerByKey, ErasureReceipt>("routes.consumers.revoke", retry: .safe)
     public static let routeDelete = RoutedMethod<RouteByID, Empty>("routes.route.delete")

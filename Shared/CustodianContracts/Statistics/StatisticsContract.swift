@@ -7,6 +7,8 @@ import CustodianRPC
 public enum StatisticsMethods {
     public static let languagesSupported = RPCMethod<LanguageQuery, LanguageSupport>("statistics.languages.supported", retry: .safe)
     public static let deviceForget = RPCMethod<ForgetDeviceInput, ForgottenSubmissions>("statistics.device.forget")
+    /// No route; `auth` calls it when it registers a synthetic app instance, whose submissions researchers then do not see.
+    public static let deviceMarkSynthetic = RPCMethod<ForgetDeviceInput, Empty>("statistics.device.markSynthetic", retry: .safe)
 
     // The routes of docs/lemon.md and their admin routes (docs/admin.md), typed (docs/rpc.md, "Typed routed methods").
     public static let adminCountriesList = RoutedMethod<NoInput, CountryList>("statistics.admin.countries.list", retry: .safe)

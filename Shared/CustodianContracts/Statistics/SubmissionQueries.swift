@@ -10,10 +10,13 @@ public struct SubmissionRange: RoutedInput, Equatable {
 
     public var from: Date?
     public var to: Date?
+    /// Whether the submissions of synthetic app instances (``SyntheticFilter``) count.
+    public var synthetic: SyntheticFilter
 
-    public init(from: Date? = nil, to: Date? = nil) {
+    public init(from: Date? = nil, to: Date? = nil, synthetic: SyntheticFilter = .exclude) {
         self.from = from
         self.to = to
+        self.synthetic = synthetic
     }
 
     public init(from decoder: any Decoder) throws {
@@ -30,6 +33,7 @@ public struct SubmissionRange: RoutedInput, Equatable {
         }
         from = try bound("from")
         to = try bound("to")
+        synthetic = try SyntheticFilter(request)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -40,6 +44,7 @@ public struct SubmissionRange: RoutedInput, Equatable {
         var query: [String: [String]] = [:]
         query["from"] = from.map { [LemonDate.format($0)] }
         query["to"] = to.map { [LemonDate.format($0)] }
+        query["include_synthetic"] = synthetic.query
         return query
     }
 }

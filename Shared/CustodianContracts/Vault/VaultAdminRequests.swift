@@ -199,20 +199,25 @@ public struct VaultUsersQuery: RoutedInput, Equatable {
 
     public var after: Int64
     public var limit: Int64
+    public var synthetic: SyntheticFilter
 
-    public init(after: Int64 = 0, limit: Int64 = 100) {
+    public init(after: Int64 = 0, limit: Int64 = 100, synthetic: SyntheticFilter = .exclude) {
         self.after = after
         self.limit = limit
+        self.synthetic = synthetic
     }
 
     public init(from decoder: any Decoder) throws {
         let request = try RequestReader(decoder)
         after = try request.integerQuery("after", default: 0, in: 0...Int64.max)
         limit = try request.integerQuery("limit", default: 100, in: 1...1000)
+        synthetic = try SyntheticFilter(request)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(query: ["after": [String(after)], "limit": [String(limit)]]).encode(to: encoder)
+        var query = ["after": [String(after)], "limit": [String(limit)]]
+        query["include_synthetic"] = synthetic.query
+        try HTTPInput(query: query).encode(to: encoder)
     }
 }
 

@@ -20,7 +20,7 @@ struct LemonScenario: Scenario {
     static func prepare(client: LoadClient, apps count: Int, log: @escaping @Sendable (String) -> Void) async throws -> LemonScenario {
         let keys = try await LemonClient.publishedKeys(baseURL: client.baseURL, http: client.http)
         guard let serverKey = keys.first else { throw SetupError("the server publishes no LEMON key") }
-        let lemon = LemonClient(baseURL: client.baseURL, http: client.http, serverKey: serverKey)
+        let lemon = LemonClient(baseURL: client.baseURL, http: client.http, serverKey: serverKey, handshakeHeaders: [client.syntheticHeader])
         // Submissions are read back by the day they arrived; a minute's margin for the clocks.
         let startedAt = Date().addingTimeInterval(-60)
         let sessions = try await concurrently(Array(0..<count), width: 4) { _ in
@@ -67,7 +67,8 @@ struct LemonScenario: Scenario {
 
     func verify(client: LoadClient) async throws -> Verification {
         let from = Date.ISO8601FormatStyle(timeZone: .gmt).format(startedAt)
-        let reply = try await client.send(.GET, "/admin/v1/statistics/submissions?format=ndjson&from=\(from)", admin: true, timeout: .seconds(300))
+        let reply = try await client.send(
+            .GET, "/admin/v1/statistics/submissions?format=ndjson&include_synthetic=true&from=\(from)", admin: true, timeout: .seconds(300))
         guard reply.succeeded else { throw SetupError.refused("the submission export", reply) }
         let found = reply.text.split(separator: "\n").compactMap { line -> Int? in
             guard let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

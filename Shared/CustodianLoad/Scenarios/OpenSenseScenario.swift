@@ -63,7 +63,7 @@ struct OpenSenseScenario: Scenario {
     func verify(client: LoadClient) async throws -> Verification {
         let found = try await concurrently(devices) { device in
             let reply = try await client.send(
-                .GET, "/admin/v1/opensense/batches?device_id=\(device)&format=ndjson", admin: true, timeout: .seconds(300))
+                .GET, "/admin/v1/opensense/batches?device_id=\(device)&format=ndjson&include_synthetic=true", admin: true, timeout: .seconds(300))
             guard reply.succeeded else { throw SetupError.refused("the batch export", reply) }
             return reply.text.split(separator: "\n").compactMap { line -> Batch? in
                 guard let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -120,7 +120,8 @@ struct TwomesScenario: Scenario {
 
     func verify(client: LoadClient) async throws -> Verification {
         let found = try await concurrently(devices) { device in
-            let reply = try await client.send(.GET, "/admin/v1/measurements?device=\(device.name)&format=csv", admin: true, timeout: .seconds(300))
+            let reply = try await client.send(
+                .GET, "/admin/v1/measurements?device=\(device.name)&format=csv&include_synthetic=true", admin: true, timeout: .seconds(300))
             guard reply.succeeded else { throw SetupError.refused("the measurement export", reply) }
             // pseudonym,device,device_type,property,unit,timestamp,value
             return reply.text.split(separator: "\r\n").dropFirst().compactMap { line -> Measurement? in

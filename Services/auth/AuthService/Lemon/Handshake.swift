@@ -72,12 +72,13 @@ struct Handshake: Sendable {
         do {
             let rows = try await database.query(
                 """
-                INSERT INTO auth.lemon_apps (app_id_hash, public_key, operating_system, language, push_token)
-                VALUES (\(hash), \(keyBytes), \(operatingSystem), \(language_), \(pushToken))
+                INSERT INTO auth.lemon_apps (app_id_hash, public_key, operating_system, language, push_token, synthetic)
+                VALUES (\(hash), \(keyBytes), \(operatingSystem), \(language_), \(pushToken), \(context.createsSynthetic))
                 RETURNING id, device_id::text
                 """, logger: context.logger)
             for try await (id, deviceId) in rows.decode((Int64, String).self) {
                 context.logger.info("lemon app registered", metadata: ["device": .string(deviceId)])
+                if context.createsSynthetic { try await markSynthetic(app: id, deviceId: deviceId, context: context) }
                 return (id, deviceId, secret)
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -88,6 +89,17 @@ struct Handshake: Sendable {
             throw RPCError.unauthenticated("Hashed App Instance ID already exists in database")
         }
         throw RPCError.internal("the registration returned no row")
+    }
+
+    /// Tells statistics that this instance's submissions are synthetic; without that, no instance (it would mix test
+    /// submissions into the researchers' counts).
+    private func markSynthetic(app: Int64, deviceId: String, context: CallContext) async throws {
+        do {
+            _ = try await services.call(StatisticsMethods.deviceMarkSynthetic, input: ForgetDeviceInput(deviceId: deviceId), context: context)
+        } catch {
+            _ = try? await database.query("DELETE FROM auth.lemon_apps WHERE id = \(app)", logger: context.logger)
+            throw error
+        }
     }
 
     // MARK: Authentication

@@ -8,7 +8,7 @@ import Logging
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Researcher/admin identities and geotag API consumers.",
-        subcommands: [Bootstrap.self, CreateToken.self, ListTokens.self, RevokeToken.self, CreateConsumer.self])
+        subcommands: [Bootstrap.self, CreateToken.self, ListTokens.self, RevokeToken.self, CreateConsumer.self, EraseSynthetic.self])
 
     struct DatabaseOption: ParsableArguments {
         @Option(

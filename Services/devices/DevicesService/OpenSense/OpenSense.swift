@@ -20,7 +20,7 @@ struct OpenSense: Sendable {
         let sealed = try sealer.seal(key, context: Self.sealingContext(deviceID))
         let rows = try await database.query(
             """
-            INSERT INTO devices.opensense_devices (device_id, key_sealed) VALUES (\(deviceID), \(sealed))
+            INSERT INTO devices.opensense_devices (device_id, key_sealed, synthetic) VALUES (\(deviceID), \(sealed), \(context.createsSynthetic))
             ON CONFLICT (device_id) DO NOTHING RETURNING id
             """, logger: context.logger)
         for try await _ in rows.decode(Int64.self) { return OpenSenseKey(key: key) }

@@ -12,11 +12,13 @@ struct OpenSenseAdmin: Sendable {
     let database: Database
     let sealer: Sealer
 
-    func devices(context: CallContext) async throws -> OpenSenseDeviceList {
+    func devices(_ query: SyntheticQuery, context: CallContext) async throws -> OpenSenseDeviceList {
+        let synthetic = query.synthetic.wanted
         let rows = try await database.query(
             """
             SELECT d.device_id, d.registered_at, count(u.id)::integer, coalesce(sum(u.batch_count), 0)::integer, max(u.received_at)
             FROM devices.opensense_devices d LEFT JOIN devices.opensense_uploads u ON u.device_ref = d.id
+            WHERE \(synthetic)::boolean IS NULL OR d.synthetic = \(synthetic)
             GROUP BY d.id ORDER BY d.registered_at, d.id
             """, logger: context.logger)
         var devices: [OpenSenseDeviceList.Device] = []

@@ -14,6 +14,7 @@ struct OpenSenseExport: Sendable {
 
     func page(_ query: OpenSenseExportQuery, context: CallContext) async throws -> StreamPage {
         let format = query.format, device = query.deviceID, probe = query.probe, from = query.from, to = query.to
+        let synthetic = query.synthetic.wanted
         guard let after = query.cursor.map({ Int64($0) }) ?? Int64(0) else {
             throw RPCError.badRequest("invalid export cursor", reason: "invalid_cursor")
         }
@@ -28,6 +29,7 @@ struct OpenSenseExport: Sendable {
                 WHERE b.id > \(after)
                   AND (\(device)::text IS NULL OR d.device_id = \(device))
                   AND (\(probe)::text IS NULL OR b.probe = \(probe))
+                  AND (\(synthetic)::boolean IS NULL OR d.synthetic = \(synthetic))
                   AND (\(from)::timestamptz IS NULL OR b.recorded_at >= \(from))
                   AND (\(to)::timestamptz IS NULL OR b.recorded_at < \(to))
                 ORDER BY b.id LIMIT \(ResearcherExport.pageSize)) AS page

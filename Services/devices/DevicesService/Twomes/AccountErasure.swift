@@ -85,6 +85,33 @@ struct AccountErasure: Sendable {
         }
     }
 
+    /// A device's erasure (`DELETE /admin/v1/devices/{device_name}`): the device with its tokens, every reading it took
+    /// and its uploads, whichever account they were taken for. For hardware that leaves the study, and for the synthetic
+    /// devices loadgen made, which an account's erasure only detaches. The row lock waits for an upload under way.
+    func eraseDevice(_ request: DeviceByName, context: CallContext) async throws -> ErasureReceipt {
+        let name = request.name
+        let logger = context.logger
+        let deleted = try await database.withTransaction(logger: logger) { connection -> [String: Int] in
+            var counts = ["devices": 0, "uploads": 0, "measurements": 0]
+            var found: Int64?
+            for try await id in try await connection.query(
+                "SELECT id FROM devices.devices WHERE name = \(name) FOR UPDATE", logger: logger
+            ).decode(Int64.self) { found = id }
+            guard let device = found else { return counts }
+            counts["measurements"] = try await connection.count("DELETE FROM devices.measurements WHERE device_id = \(device)", logger: logger)
+            counts["uploads"] = try await connection.count("DELETE FROM devices.uploads WHERE device_id = \(device)", logger: logger)
+            counts["devices"] = try await connection.count("DELETE FROM devices.devices WHERE id = \(device)", logger: logger)
+            return counts
+        }
+        logger.notice(
+            "Twomes device erased",
+            metadata: [
+                "device": .string(name), "admin": .string(context.principal?.id ?? "-"),
+                "measurements": .stringConvertible(deleted["measurements"] ?? 0),
+            ])
+        return ErasureReceipt(target: "twomes_device", id: name, deleted: deleted, context: context)
+    }
+
     /// Unlinks the devices `condition` picks (an interpolated `WHERE`) and revokes their session tokens.
     private static func detach(_ condition: PostgresQuery) -> PostgresQuery {
         var query: PostgresQuery = "UPDATE devices.devices SET building_id = NULL, session_token_hash = NULL, activated_on = NULL WHERE "

@@ -35,7 +35,8 @@ struct Accounts: Sendable {
         let created: (id: Int64, pseudonym: Int)
         created = try await database.withTransaction(logger: logger) { connection in
             let account = try await insertAccount(
-                connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, linkCode: link.code, logger: logger)
+                connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, linkCode: link.code,
+                synthetic: context.createsSynthetic, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
@@ -47,14 +48,14 @@ struct Accounts: Sendable {
     }
 
     private func insertAccount(
-        _ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date, linkCode: String?,
+        _ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date, linkCode: String?, synthetic: Bool,
         logger: Logger
     ) async throws -> (id: Int64, pseudonym: Int) {
         if let pseudonym {
             let rows = try await connection.query(
                 """
-                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at, link_code)
-                VALUES (\(pseudonym), \(tokenHash), \(expiresAt), \(linkCode))
+                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at, link_code, synthetic)
+                VALUES (\(pseudonym), \(tokenHash), \(expiresAt), \(linkCode), \(synthetic))
                 ON CONFLICT (pseudonym) DO NOTHING RETURNING id
                 """, logger: logger)
             for try await id in rows.decode(Int64.self) { return (id, pseudonym) }
@@ -64,8 +65,8 @@ struct Accounts: Sendable {
         for _ in 0..<5 {
             let rows = try await connection.query(
                 """
-                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at, link_code)
-                SELECT candidate, \(tokenHash), \(expiresAt), \(linkCode) FROM generate_series(800000, 899999) AS candidate
+                INSERT INTO devices.accounts (pseudonym, activation_token_hash, activation_expires_at, link_code, synthetic)
+                SELECT candidate, \(tokenHash), \(expiresAt), \(linkCode), \(synthetic) FROM generate_series(800000, 899999) AS candidate
                 WHERE NOT EXISTS (SELECT 1 FROM devices.accounts WHERE pseudonym = candidate)
                 ORDER BY random() LIMIT 1
                 ON CONFLICT (pseudonym) DO NOTHING RETURNING id, pseudonym

@@ -17,6 +17,7 @@ struct MeasurementExport: Sendable {
         let from = query.from ?? Date(timeIntervalSince1970: 0)
         let to = query.to ?? Date(timeIntervalSince1970: 32_503_680_000)
         let after = try Cursor(query.cursor)
+        let synthetic = query.synthetic.wanted
 
         let rows = try await database.query(
             """
@@ -32,6 +33,7 @@ struct MeasurementExport: Sendable {
               AND (\(pseudonym)::integer IS NULL OR a.pseudonym = \(pseudonym))
               AND (\(device)::text IS NULL OR d.name = \(device))
               AND (\(property)::text IS NULL OR p.name = \(property))
+              AND (\(synthetic)::boolean IS NULL OR (d.synthetic OR coalesce(a.synthetic, false)) = \(synthetic))
               AND ((extract(epoch FROM m.timestamp) * 1000000)::bigint, m.device_id, m.property_id) > (\(after.micros), \(after.device), \(after.property))
             ORDER BY m.timestamp, m.device_id, m.property_id
             LIMIT \(ResearcherExport.pageSize)

@@ -10,12 +10,13 @@ struct ResearcherAccounts: Sendable {
     let database: Database
 
     func list(_ query: AccountsQuery, context: CallContext) async throws -> AccountsPage {
-        let after = query.after, limit = query.limit
+        let after = query.after, limit = query.limit, synthetic = query.synthetic.wanted
         let rows = try await database.query(
             """
             WITH page AS (
                 SELECT id, pseudonym, created_on, activated_on FROM devices.accounts
-                WHERE pseudonym > \(after) ORDER BY pseudonym LIMIT \(limit))
+                WHERE pseudonym > \(after) AND (\(synthetic)::boolean IS NULL OR synthetic = \(synthetic))
+                ORDER BY pseudonym LIMIT \(limit))
             SELECT page.pseudonym, page.created_on, page.activated_on, d.name, t.name, d.activated_on,
                    (SELECT max(m.timestamp) FROM devices.measurements m WHERE m.device_id = d.id)
             FROM page
@@ -45,7 +46,7 @@ struct ResearcherAccounts: Sendable {
 
     /// `GET /admin/v1/devices?after=NAME&limit=100&label_printed=true|false`, by name.
     func devices(_ query: DevicesQuery, context: CallContext) async throws -> DevicesPage {
-        let after = query.after, limit = query.limit, printed = query.labelPrinted
+        let after = query.after, limit = query.limit, printed = query.labelPrinted, synthetic = query.synthetic.wanted
         let rows = try await database.query(
             """
             SELECT d.name, t.name, a.pseudonym, d.created_on, d.activated_on,
@@ -55,6 +56,7 @@ struct ResearcherAccounts: Sendable {
             LEFT JOIN devices.buildings b ON b.id = d.building_id
             LEFT JOIN devices.accounts a ON a.id = b.account_id
             WHERE d.name > \(after) AND (\(printed)::boolean IS NULL OR (d.label_printed_on IS NOT NULL) = \(printed))
+              AND (\(synthetic)::boolean IS NULL OR d.synthetic = \(synthetic))
             ORDER BY d.name LIMIT \(limit)
             """, logger: context.logger)
         var devices: [DevicesPage.Device] = []

@@ -45,8 +45,8 @@ struct TwomesDevices: Sendable {
             let rows = try await connection.query(
                 """
                 WITH d AS (
-                    INSERT INTO devices.devices (name, device_type_id, activation_token_hash, activation_token_sealed)
-                    VALUES (\(request.name), \(typeID), \(tokenHash), \(sealedToken))
+                    INSERT INTO devices.devices (name, device_type_id, activation_token_hash, activation_token_sealed, synthetic)
+                    VALUES (\(request.name), \(typeID), \(tokenHash), \(sealedToken), \(context.createsSynthetic))
                     RETURNING id, name, device_type_id, created_on, activated_on)
                 SELECT \(unescaped: Self.deviceColumns) FROM d JOIN devices.device_types t ON t.id = d.device_type_id
                 """, logger: logger)

@@ -9,10 +9,12 @@ public struct AccountsQuery: RoutedInput, Equatable {
 
     public var after: Int
     public var limit: Int
+    public var synthetic: SyntheticFilter
 
-    public init(after: Int = 0, limit: Int = 100) {
+    public init(after: Int = 0, limit: Int = 100, synthetic: SyntheticFilter = .exclude) {
         self.after = after
         self.limit = limit
+        self.synthetic = synthetic
     }
 
     /// A repeated parameter's first value counts here, as it always has.
@@ -20,10 +22,13 @@ public struct AccountsQuery: RoutedInput, Equatable {
         let request = try RequestReader(decoder)
         after = try QueryParameter.integer(request.firstQuery("after"), name: "after", default: 0, in: 0...999_999)
         limit = try QueryParameter.integer(request.firstQuery("limit"), name: "limit", default: 100, in: 1...1000)
+        synthetic = try SyntheticFilter(request)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(query: ["after": [String(after)], "limit": [String(limit)]]).encode(to: encoder)
+        var query = ["after": [String(after)], "limit": [String(limit)]]
+        query["include_synthetic"] = synthetic.query
+        try HTTPInput(query: query).encode(to: encoder)
     }
 }
 
@@ -74,11 +79,13 @@ public struct DevicesQuery: RoutedInput, Equatable {
     public var limit: Int
     /// Only the devices whose label was (or was not) printed; nil: all.
     public var labelPrinted: Bool?
+    public var synthetic: SyntheticFilter
 
-    public init(after: String = "", limit: Int = 100, labelPrinted: Bool? = nil) {
+    public init(after: String = "", limit: Int = 100, labelPrinted: Bool? = nil, synthetic: SyntheticFilter = .exclude) {
         self.after = after
         self.limit = limit
         self.labelPrinted = labelPrinted
+        self.synthetic = synthetic
     }
 
     public init(from decoder: any Decoder) throws {
@@ -92,11 +99,13 @@ public struct DevicesQuery: RoutedInput, Equatable {
             case "false": false
             default: throw RPCError.badRequest("label_printed must be true or false", reason: "invalid_query")
             }
+        synthetic = try SyntheticFilter(request)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var query = ["after": [after], "limit": [String(limit)]]
         query["label_printed"] = labelPrinted.map { [String($0)] }
+        query["include_synthetic"] = synthetic.query
         try HTTPInput(query: query).encode(to: encoder)
     }
 }
