@@ -374,7 +374,7 @@ extension PlatformTests {
             #expect(bad.status == 1 && bad.output.contains("(400): pseudonym must be a whole number from 800000 to 899999"), "\(bad.output)")
             let unknownKind = try await platform.custodian(["erase", "building", "1"] + connection)
             #expect(
-                unknownKind.status != 0 && unknownKind.output.contains("account, opensense-device, vault-user, consumer, link"),
+                unknownKind.status != 0 && unknownKind.output.contains("account, device, opensense-device, vault-user, lemon-app, consumer, link"),
                 "\(unknownKind.output)")
         }
 

@@ -9,21 +9,24 @@ struct Erase: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Erases a participant's data, or revokes an API consumer or a short link, and prints the receipt.",
         discussion: """
-            account (a Twomes pseudonym), opensense-device and vault-user erase a participant's data and need an owner's \
+            account (a Twomes pseudonym), device (a Twomes device with every reading it took), opensense-device, vault-user \
+            and lemon-app (a tracing app's device id, with its survey submissions) erase a participant's data and need an owner's \
             token; consumer and link revoke an API consumer or a short link and need an operator's. Erasing what is gone \
             already answers a receipt of zeros. Detach a device from its account with `custodian detach`.
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case account, opensenseDevice = "opensense-device", vaultUser = "vault-user", consumer, link
+        case account, device, opensenseDevice = "opensense-device", vaultUser = "vault-user", lemonApp = "lemon-app", consumer, link
 
         /// The route's path for `id`.
         func target(_ id: String) -> String {
             let segment = AdminAPIOptions.segment(id)
             return switch self {
             case .account: "/admin/v1/accounts/\(segment)"
+            case .device: "/admin/v1/devices/\(segment)"
             case .opensenseDevice: "/admin/v1/opensense/devices/\(segment)"
             case .vaultUser: "/admin/v1/vault/users/\(segment)"
+            case .lemonApp: "/admin/v1/lemon/apps/\(segment)"
             case .consumer: "/admin/v1/api-consumers/\(segment)"
             case .link: "/admin/v1/links/\(segment)"
             }

@@ -12,8 +12,10 @@ extension ConsoleRoutes {
     /// What each form does: its route, the path parameter it fills, and the scope it needs (to show it or not).
     static let erasureActions: [(form: String, method: HTTPRequest.Method, route: String, parameter: String, scope: AdminScope, what: String)] = [
         ("account", .delete, "/admin/v1/accounts/{pseudonym}", "pseudonym", .owner, "Twomes participant"),
+        ("device", .delete, "/admin/v1/devices/{device_name}", "device_name", .owner, "Twomes device"),
         ("opensense", .delete, "/admin/v1/opensense/devices/{device_id}", "device_id", .owner, "OpenSense device"),
         ("vault-user", .delete, "/admin/v1/vault/users/{user_id}", "user_id", .owner, "data vault user"),
+        ("lemon-app", .delete, "/admin/v1/lemon/apps/{device_id}", "device_id", .owner, "tracing app"),
         ("detach", .post, "/admin/v1/devices/{device_name}/detach", "device_name", .operator, "device"),
         ("consumer", .delete, "/admin/v1/api-consumers/{consumer_key}", "consumer_key", .operator, "API consumer"),
         ("link", .delete, "/admin/v1/links/{code}", "code", .operator, "short link"),
@@ -82,6 +84,10 @@ extension ConsoleTemplates {
         <div><label for="erase-account">Twomes pseudonym</label><input id="erase-account" name="id" inputmode="numeric" required></div>
         <div><label for="erase-account-confirm">Confirm the pseudonym</label><input id="erase-account-confirm" name="confirm" inputmode="numeric" required></div>
         <div><button id="erase-account-submit" class="danger" type="submit">Erase the participant</button></div></form>
+        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="device">
+        <div><label for="erase-device">Twomes device name (the device and every reading it took)</label><input id="erase-device" name="id" required></div>
+        <div><label for="erase-device-confirm">Confirm the device name</label><input id="erase-device-confirm" name="confirm" required></div>
+        <div><button id="erase-device-submit" class="danger" type="submit">Erase the device</button></div></form>
         <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="opensense">
         <div><label for="erase-opensense">OpenSense device id</label><input id="erase-opensense" name="id" required></div>
         <div><label for="erase-opensense-confirm">Confirm the device id</label><input id="erase-opensense-confirm" name="confirm" required></div>
@@ -89,7 +95,11 @@ extension ConsoleTemplates {
         <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="vault-user">
         <div><label for="erase-vault-user">Data vault user id</label><input id="erase-vault-user" name="id" inputmode="numeric" required></div>
         <div><label for="erase-vault-user-confirm">Confirm the user id</label><input id="erase-vault-user-confirm" name="confirm" inputmode="numeric" required></div>
-        <div><button id="erase-vault-user-submit" class="danger" type="submit">Erase the user</button></div></form>{{/owner}}
+        <div><button id="erase-vault-user-submit" class="danger" type="submit">Erase the user</button></div></form>
+        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="lemon-app">
+        <div><label for="erase-lemon-app">Tracing app device id (the app and its survey submissions)</label><input id="erase-lemon-app" name="id" required></div>
+        <div><label for="erase-lemon-app-confirm">Confirm the device id</label><input id="erase-lemon-app-confirm" name="confirm" required></div>
+        <div><button id="erase-lemon-app-submit" class="danger" type="submit">Erase the app</button></div></form>{{/owner}}
         {{#operator}}<h2>Detach a device</h2><p>For deploying it with another account: its readings stay with the account they were taken for.</p>
         <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="detach">
         <div><label for="detach-device">Device name</label><input id="detach-device" name="id" required></div>
