@@ -171,6 +171,15 @@ extension PlatformTests {
             let lemonDeleted = try await LemonCall.call(["DELETE", "/api/v1/devices"], identity: identity)
             let run = try await load
             #expect(erasures.allSatisfy { $0.status == 200 }, "\(erasures.map(\.text))")
+            // Each receipt counts what was there: one of everything each participant had.
+            let receipts = erasures.map { $0.json?["deleted"] as? [String: Int] ?? [:] }
+            #expect(
+                receipts[0] == ["accounts": 1, "locations": 1, "devices_detached": 1, "uploads": 1, "measurements": 1, "short_links": 1],
+                "\(receipts[0])")
+            #expect(receipts[1] == ["devices": 1, "uploads": 1, "batches": 1], "\(receipts[1])")
+            #expect(
+                receipts[2] == ["users": 1, "login_failures": 0, "user_keys": 1, "modules": 0, "repos": 1, "permissions": 0, "items": 1],
+                "\(receipts[2])")
             #expect(lemonDeleted.status == 0, "\(lemonDeleted.stderr)")
             // Everyone else's acknowledged writes are all there, each once.
             #expect(run.status == 0, "\(run.output)")
@@ -193,6 +202,18 @@ extension PlatformTests {
                 #expect(!dump.contains(text), "\(what) is still in the dump")
             }
             #expect(try platform.sql(ourSubmission) == "0", "the tracing app's survey submission is still there")
+            // Nor in any list or export a researcher reads.
+            let users = try await platform.request(.GET, "/admin/v1/vault/users?include_synthetic=true&limit=1000", admin: true)
+            #expect(!((users.json?["users"] as? [[String: Any]]) ?? []).contains { $0["id"] as? Int == vaultUser.userID }, "\(users.text)")
+            for (path, text) in [
+                ("/admin/v1/opensense/devices?include_synthetic=true", openSenseID),
+                ("/admin/v1/opensense/batches?format=ndjson&include_synthetic=true", "0.5\(marker)"),
+                ("/admin/v1/measurements?format=ndjson&include_synthetic=true&pseudonym=\(twomes.pseudonym)", "\"device\""),
+                ("/admin/v1/lemon/apps?include_synthetic=true&limit=1000", appHash),
+            ] {
+                let listed = try await platform.request(.GET, path, admin: true)
+                #expect(listed.status == 200 && !listed.text.contains(text), "\(path) still shows the erased participant: \(listed.text.prefix(600))")
+            }
             let logs = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/logs").map {
                 (try? String(contentsOfFile: platform.dataDirectory + "/logs/" + $0, encoding: .utf8)) ?? ""
             }.joined(separator: "\n")

@@ -179,6 +179,44 @@ struct ReplicaTests {
         #expect(nobody.status == 1 && nobody.output.contains("live probe failed"), "\(nobody)")
     }
 
+    /// An erasure on one replica while the participant's devices upload through both: every upload that raced it was
+    /// either refused or erased with the rest (the device's row lock is in the database, whichever replica holds it).
+    @Test func anErasureRacingUploadsOnEveryReplicaLeavesNoReading() async throws {
+        let platform = try platform
+        let device = try await PlatformTests.TwomesProvisioning.provision()
+        let session = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                as? String)
+        let marker = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
+        let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
+            for uploader in 0..<4 {
+                group.addTask {
+                    var stored = 0
+                    for i in 0..<40 {
+                        let time = 1_700_000_000 + uploader * 10_000 + i
+                        let body =
+                            #"{"upload_time":"\#(time)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(time)","value":"5\#(marker)"}]}]}"#
+                        let reply = try await platform.request(
+                            .POST, "/device/measurements/variable-interval", json: body, headers: [("Authorization", "Bearer \(session)")])
+                        if reply.status == 200 { stored += 1 }
+                    }
+                    return stored
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let erased = try await platform.request(.DELETE, "/admin/v1/accounts/\(device.pseudonym)", admin: true)
+            #expect(erased.status == 200, "\(erased.text)")
+            var total = 0
+            for try await stored in group { total += stored }
+            return total
+        }
+        #expect(acknowledged > 0, "no upload came before the erasure")
+        #expect(try platform.sql("SELECT count(*) FROM devices.measurements WHERE value = '5\(marker)'") == "0")
+        #expect(
+            try platform.sql(
+                "SELECT count(*) FROM devices.uploads u JOIN devices.devices d ON d.id = u.device_id WHERE d.name = '\(device.deviceName)'") == "0")
+    }
+
     @Test func aRollingRestartFailsNoRequest() async throws {
         let platform = try platform
         let sockets = try FileManager.default.contentsOfDirectory(atPath: platform.dataDirectory + "/run/devices").sorted()
