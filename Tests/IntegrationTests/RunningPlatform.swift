@@ -74,12 +74,11 @@ final class RunningPlatform: Sendable {
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(dataDirectory + "/tls/cert.pem"))
-        // Every suite's tests share this client and run at once: with the default of 8 connections per host, requests
-        // queue behind each other, and on a loaded 2-core machine (three platforms of the suite running) a queued one
-        // outwaited the 10 s connect timeout before it was ever sent (`getConnectionFromPoolTimeout`). The platform's
-        // own limits are what the tests exercise, not the client's queue.
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30)))
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // Every suite's tests share this client and run at once, so requests queue for its 8 connections per host; on a
+        // loaded 2-core machine (three platforms of the suite running) a queued one outwaited the default 10 s it may wait
+        // for a connection (`getConnectionFromPoolTimeout`) before it was ever sent. More connections instead would
+        // load the platform with more concurrent requests than the tests mean to send (its database waits give 503s).
+        let configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30)))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let token = try String(contentsOfFile: dataDirectory + "/admin-token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return RunningPlatform(
