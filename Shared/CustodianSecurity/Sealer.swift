@@ -28,6 +28,14 @@ public struct Sealer: Sendable {
         try ChaChaPoly.seal(Data(plaintext.utf8), using: key, authenticating: Data(context.utf8)).combined
     }
 
+    /// A keyed digest of `text` (HMAC-SHA256 under a key derived for `context`): the same text always gives the same
+    /// bytes, for finding a row by a value that must not be stored readable, such as the email a login failed for.
+    /// Without the deployment key, a dump cannot be checked against a list of guessed addresses.
+    public func digest(_ text: String, context: String) -> Data {
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("digest:\(context)".utf8), outputByteCount: 32)
+        return Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: derived))
+    }
+
     public func open(_ sealed: Data, context: String) throws -> String {
         let box = try ChaChaPoly.SealedBox(combined: sealed)
         let plaintext = try ChaChaPoly.open(box, using: key, authenticating: Data(context.utf8))

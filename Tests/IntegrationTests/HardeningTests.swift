@@ -324,70 +324,72 @@ struct HostileInputTests {
     }
 }
 
-/// PostgreSQL stopped under a running platform: 503 with Retry-After in each API's style, soon, and the
-/// platform heals by itself once the database is back. A suite of its own, so that no other test sees the outage.
-@Suite("Database outage", .runningPlatform)
-struct DatabaseOutageTests {
-    @Test func requestsGet503WithRetryAfterWhileTheDatabaseIsDownAndSucceedOnceItIsBack() async throws {
-        let platform = try platform
-        let device = try await PlatformTests.TwomesProvisioning.provision()
-        let session = try #require(
-            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
-                as? String)
-        let before = try platform.processIDs()
-        @Sendable func heartbeat(_ second: Int) async throws -> RunningPlatform.Reply {
-            try await platform.request(
-                .POST, "/device/measurements/variable-interval",
-                json:
-                    #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(1_700_000_000 + second),"value":"1"}]}]}"#,
-                headers: [("Authorization", "Bearer \(session)")])
-        }
-        #expect(try await heartbeat(0).status == 200)
+extension OneAtATime {
+    /// PostgreSQL stopped under a running platform: 503 with Retry-After in each API's style, soon, and the
+    /// platform heals by itself once the database is back. A suite of its own, so that no other test sees the outage.
+    @Suite("Database outage", .runningPlatform)
+    struct DatabaseOutageTests {
+        @Test func requestsGet503WithRetryAfterWhileTheDatabaseIsDownAndSucceedOnceItIsBack() async throws {
+            let platform = try platform
+            let device = try await PlatformTests.TwomesProvisioning.provision()
+            let session = try #require(
+                try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(device.deviceToken)"}"#).json?["session_token"]
+                    as? String)
+            let before = try platform.processIDs()
+            @Sendable func heartbeat(_ second: Int) async throws -> RunningPlatform.Reply {
+                try await platform.request(
+                    .POST, "/device/measurements/variable-interval",
+                    json:
+                        #"{"upload_time":1700000000,"property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":\#(1_700_000_000 + second),"value":"1"}]}]}"#,
+                    headers: [("Authorization", "Bearer \(session)")])
+            }
+            #expect(try await heartbeat(0).status == 200)
 
-        try platform.stopDatabase()
-        let requests: [(String, @Sendable () async throws -> RunningPlatform.Reply)] = [
-            ("twomes upload", { try await heartbeat(1) }),
-            ("admin list", { try await platform.request(.GET, "/admin/v1/accounts", admin: true) }),
-            ("vault login", { try await PlatformTests.Vault.login("someone@example.org", "pw") }),
-            ("opensense register", { try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#) }),
-            (
-                "account activation",
-                { try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(UUID().uuidString)"}"#) }
-            ),
-            ("statistics list", { try await platform.request(.GET, "/admin/v1/statistics/countries", admin: true) }),
-        ]
-        for (name, request) in requests {
-            let started = ContinuousClock.now
-            let reply = try await request()
-            let waited = ContinuousClock.now - started
-            print("\(name) during the outage: \(reply.status) after \(waited)")
-            #expect(reply.status == 503, "\(name): \(reply.status) \(reply.text)")
-            #expect((reply.headers.first(name: "Retry-After").flatMap(Int.init) ?? 0) > 0, "\(name) says when to come back")
-            #expect(reply.text.contains("The database is temporarily unavailable"), "\(name): \(reply.text)")
-            // 1.5 s of waiting for a connection, with room for a loaded machine; the gateway's deadline is 10 s.
-            #expect(waited < .seconds(5), "\(name) waited \(waited)")
-        }
+            try platform.stopDatabase()
+            let requests: [(String, @Sendable () async throws -> RunningPlatform.Reply)] = [
+                ("twomes upload", { try await heartbeat(1) }),
+                ("admin list", { try await platform.request(.GET, "/admin/v1/accounts", admin: true) }),
+                ("vault login", { try await PlatformTests.Vault.login("someone@example.org", "pw") }),
+                ("opensense register", { try await platform.request(.POST, "/register", json: #"{"device_id":"\#(UUID().uuidString)"}"#) }),
+                (
+                    "account activation",
+                    { try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(UUID().uuidString)"}"#) }
+                ),
+                ("statistics list", { try await platform.request(.GET, "/admin/v1/statistics/countries", admin: true) }),
+            ]
+            for (name, request) in requests {
+                let started = ContinuousClock.now
+                let reply = try await request()
+                let waited = ContinuousClock.now - started
+                print("\(name) during the outage: \(reply.status) after \(waited)")
+                #expect(reply.status == 503, "\(name): \(reply.status) \(reply.text)")
+                #expect((reply.headers.first(name: "Retry-After").flatMap(Int.init) ?? 0) > 0, "\(name) says when to come back")
+                #expect(reply.text.contains("The database is temporarily unavailable"), "\(name): \(reply.text)")
+                // 1.5 s of waiting for a connection, with room for a loaded machine; the gateway's deadline is 10 s.
+                #expect(waited < .seconds(5), "\(name) waited \(waited)")
+            }
 
-        try platform.startDatabase()
-        let restarted = ContinuousClock.now
-        var second = 2
-        var reply = try await heartbeat(second)
-        while reply.status != 200 && ContinuousClock.now - restarted < .seconds(60) {
-            try await Task.sleep(for: .milliseconds(250))
-            second += 1
-            reply = try await heartbeat(second)
+            try platform.startDatabase()
+            let restarted = ContinuousClock.now
+            var second = 2
+            var reply = try await heartbeat(second)
+            while reply.status != 200 && ContinuousClock.now - restarted < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(250))
+                second += 1
+                reply = try await heartbeat(second)
+            }
+            print("uploads succeed again \(ContinuousClock.now - restarted) after the database started")
+            #expect(reply.status == 200, "\(reply.text)")
+            // Another service's pool may still hold a connection the restart cut: the query that meets it is answered 503
+            // with Retry-After (docs/operations.md) and the pool replaces it, so a client that retries gets through.
+            var accounts = try await platform.request(.GET, "/admin/v1/accounts", admin: true)
+            for _ in 0..<20 where accounts.status == 503 {
+                try await Task.sleep(for: .milliseconds(500))
+                accounts = try await platform.request(.GET, "/admin/v1/accounts", admin: true)
+            }
+            #expect(accounts.status == 200, "\(accounts.text)")
+            #expect(try platform.processIDs() == before, "a process was restarted")
         }
-        print("uploads succeed again \(ContinuousClock.now - restarted) after the database started")
-        #expect(reply.status == 200, "\(reply.text)")
-        // Another service's pool may still hold a connection the restart cut: the query that meets it is answered 503
-        // with Retry-After (docs/operations.md) and the pool replaces it, so a client that retries gets through.
-        var accounts = try await platform.request(.GET, "/admin/v1/accounts", admin: true)
-        for _ in 0..<20 where accounts.status == 503 {
-            try await Task.sleep(for: .milliseconds(500))
-            accounts = try await platform.request(.GET, "/admin/v1/accounts", admin: true)
-        }
-        #expect(accounts.status == 200, "\(accounts.text)")
-        #expect(try platform.processIDs() == before, "a process was restarted")
     }
 }
 

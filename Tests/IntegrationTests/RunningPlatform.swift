@@ -269,6 +269,13 @@ final class RunningPlatform: Sendable {
         return try Sealer(base64: key).open(sealed, context: "auth-signing-key:\(kid)")
     }
 
+    /// The SQL literal of the key `auth` counts failed logins for `email` under: its keyed digest, as the service makes it.
+    func loginFailureKey(_ email: String) throws -> String {
+        let key = try String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8)
+        let digest = try Sealer(base64: key).digest(email, context: "auth-login-failures")
+        return "decode('\(digest.map { String(format: "%02x", $0) }.joined())', 'hex')"
+    }
+
     // MARK: RPC
 
     /// An RPC client for these services' replicas in the platform's runtime directory

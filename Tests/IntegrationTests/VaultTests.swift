@@ -98,8 +98,15 @@ extension PlatformTests {
             let locked = try await Self.login(account.email, "user_a")
             #expect(locked.status == 429)
             #expect(locked.json?["error"] as? String == "slow_down")
+            // Counted by a keyed digest: the address itself is nowhere in the database.
+            #expect(
+                try platform.sql("SELECT count(*) FROM auth.login_failures WHERE email_digest = \(try platform.loginFailureKey(account.email))")
+                    == "1")
+            #expect(try platform.sql("SELECT count(*) FROM auth.login_failures l WHERE strpos(l::text, '\(account.email)') > 0") == "0")
             // The lock ends by itself (here: its end moved into the past).
-            _ = try platform.sql("UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email = '\(account.email)'")
+            _ = try platform.sql(
+                "UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email_digest = \(try platform.loginFailureKey(account.email))"
+            )
             #expect(try await Self.login(account.email, "user_a").status == 200)
         }
 
@@ -118,7 +125,9 @@ extension PlatformTests {
             #expect(locked.status == 429)
             #expect(locked.json?["error"] as? String == "slow_down")
             #expect(try await Self.login(account.email, "user_a").status == 429)
-            _ = try platform.sql("UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email = '\(account.email)'")
+            _ = try platform.sql(
+                "UPDATE auth.login_failures SET locked_until = now() - interval '1 second' WHERE email_digest = \(try platform.loginFailureKey(account.email))"
+            )
             let changed = try await platform.request(
                 .POST, "/api/password", json: #"{"current_password":"user_a","new_password":"other-pw"}"#, headers: auth)
             #expect(changed.status == 200)

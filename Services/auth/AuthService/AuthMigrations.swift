@@ -116,6 +116,20 @@ enum AuthMigrations {
                 // New identities name their scope: no default that could hand out owner by accident.
                 "ALTER TABLE auth.admin_tokens ALTER COLUMN scope DROP DEFAULT",
             ]),
+        // Failed logins by a keyed digest of the email rather than the email (PasswordThrottle): a guess at any address
+        // left it in the database for a day. The counts start afresh; a lock lasts a quarter of an hour anyway.
+        Migration(
+            7, "login throttling by email digest",
+            [
+                "DROP TABLE auth.login_failures",
+                """
+                CREATE TABLE auth.login_failures (
+                    email_digest bytea PRIMARY KEY,
+                    failures integer NOT NULL,
+                    window_started timestamptz NOT NULL,
+                    locked_until timestamptz)
+                """,
+            ]),
         // Synthetic data (docs/operations.md): vault users and app instances that loadgen and bench create.
         Migration(
             20, "synthetic vault users and app instances",

@@ -22,7 +22,7 @@ public enum AuthService {
         let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
 
         let tokens = TokenIssuer(signingKeys: signingKeys, issuer: issuer, audience: audience)
-        let throttle = PasswordThrottle(database: environment.database)
+        let throttle = PasswordThrottle(database: environment.database, sealer: sealer)
         let vaultUsers = VaultUsers(database: environment.database, services: environment.services, throttle: throttle)
         let oauth = OAuthTokens(database: environment.database, services: environment.services, users: vaultUsers, issuer: tokens, throttle: throttle)
 
@@ -39,7 +39,7 @@ public enum AuthService {
             AuthMethods.vaultUsersChangePassword, requires: .only(.user, refusing: .forbidden("Only a user can change their password")),
             beforeRefusingInput: { _ = try VaultUsers.user($0) }
         ) { try await vaultUsers.changePassword($0, context: $1) }
-        let vaultUserEraser = VaultUserEraser(database: environment.database, services: environment.services)
+        let vaultUserEraser = VaultUserEraser(database: environment.database, services: environment.services, throttle: throttle)
         methods.register(AuthMethods.vaultUsersErase, requires: [.admin]) { try await vaultUserEraser.erase($0, context: $1) }
         methods.register(AuthMethods.lemonHandshake, work: .cpuHeavy) { try await handshake.run($0, context: $1) }
         // The keys do not change while the process runs: their public halves are worked out once.

@@ -1,5 +1,7 @@
 import CustodianRPC
 import CustodianRuntime
+import CustodianSecurity
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -10,6 +12,13 @@ import PostgresNIO
 /// nobody can lock the owner out for good. A success clears the count.
 struct PasswordThrottle: Sendable {
     let database: Database
+    /// Rows are found by a keyed digest of the email, not the email: attempts for any address, known or not, leave
+    /// no address in the database (docs/erasure.md).
+    let sealer: Sealer
+
+    static let digestContext = "auth-login-failures"
+
+    func digest(_ email: String) -> Data { sealer.digest(email, context: Self.digestContext) }
 
     static let checksPerWindow = 5
     static let windowSeconds = 15 * 60
@@ -24,8 +33,8 @@ struct PasswordThrottle: Sendable {
     func admit(_ email: String, logger: Logger) async throws -> Admission {
         let rows = try await database.query(
             """
-            INSERT INTO auth.login_failures AS f (email, failures, window_started) VALUES (\(email), 1, now())
-            ON CONFLICT (email) DO UPDATE SET
+            INSERT INTO auth.login_failures AS f (email_digest, failures, window_started) VALUES (\(digest(email)), 1, now())
+            ON CONFLICT (email_digest) DO UPDATE SET
                 failures = CASE WHEN f.locked_until > now() THEN f.failures
                                 WHEN f.window_started < now() - \(Self.windowSeconds) * interval '1 second' THEN 1
                                 ELSE f.failures + 1 END,
@@ -51,7 +60,7 @@ struct PasswordThrottle: Sendable {
             """
             UPDATE auth.login_failures
             SET locked_until = now() + \(Self.lockSeconds) * interval '1 second', failures = 0, window_started = now()
-            WHERE email = \(email) AND failures >= \(Self.checksPerWindow) AND (locked_until IS NULL OR locked_until <= now())
+            WHERE email_digest = \(digest(email)) AND failures >= \(Self.checksPerWindow) AND (locked_until IS NULL OR locked_until <= now())
             """, logger: logger)
         // Rows of long-quiet emails go, so that guessing emails does not grow the table for ever.
         try await database.query(
@@ -61,7 +70,7 @@ struct PasswordThrottle: Sendable {
     }
 
     func clear(_ email: String, logger: Logger) async throws {
-        try await database.query("DELETE FROM auth.login_failures WHERE email = \(email)", logger: logger)
+        try await database.query("DELETE FROM auth.login_failures WHERE email_digest = \(digest(email))", logger: logger)
     }
 
     static func refusal(seconds: Int) -> RPCError {

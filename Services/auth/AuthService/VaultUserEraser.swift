@@ -10,6 +10,7 @@ import Logging
 struct VaultUserEraser: Sendable {
     let database: Database
     let services: RPCClient
+    let throttle: PasswordThrottle
 
     func erase(_ input: VaultUserErasure, context: CallContext) async throws -> ErasureReceipt {
         guard let user = input.userID else {
@@ -23,7 +24,8 @@ struct VaultUserEraser: Sendable {
                 "DELETE FROM auth.vault_users WHERE id = \(user) RETURNING email", logger: logger
             ).decode(String.self) { email = address }
             guard let email else { return (0, 0) }
-            let failures = try await connection.count("DELETE FROM auth.login_failures WHERE email = \(email)", logger: logger)
+            let failures = try await connection.count(
+                "DELETE FROM auth.login_failures WHERE email_digest = \(throttle.digest(email))", logger: logger)
             return (1, failures)
         }
         receipt.deleted["users"] = login.users
