@@ -56,6 +56,28 @@ struct RetentionTests {
             #expect(reply.status == 200, "\(reply.text)")
         }
 
+        // A reading older than the cutoff but in the cutoff's own month, which stays (its month is not wholly past),
+        // from a device that sent nothing else: its upload must stay too, or the account's erasure could not find it.
+        let inCutoffMonth = try #require(
+            Int(
+                try platform.sql(
+                    """
+                    SELECT extract(epoch FROM greatest(
+                        date_trunc('month', (now() - interval '400 days') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 hour',
+                        now() - interval '401 days'))::bigint
+                    """)))
+        _ = try platform.sql("SET ROLE custodian_devices; SELECT devices.create_measurement_partition(to_timestamp(\(inCutoffMonth))::date)")
+        let lone = try await PlatformTests.TwomesProvisioning.provision()
+        let loneSession = try #require(
+            try await platform.request(.POST, "/device/activate", json: #"{"activation_token":"\#(lone.deviceToken)"}"#).json?["session_token"]
+                as? String)
+        let loneBody =
+            #"{"upload_time":"\#(inCutoffMonth)","property_measurements":[{"property_name":"heartbeat","measurements":[{"timestamp":"\#(inCutoffMonth)","value":"1"}]}]}"#
+        #expect(
+            try await platform.request(
+                .POST, "/device/measurements/variable-interval", json: loneBody, headers: [("Authorization", "Bearer \(loneSession)")]
+            ).status == 200)
+
         // OpenSense: two uploads, one of them received 40 days ago.
         let deviceID = "retention-\(UUID().uuidString)"
         _ = try await PlatformTests.OpenSense.post("/register", [("device_id", deviceID)])
@@ -91,6 +113,10 @@ struct RetentionTests {
             UPDATE devices.opensense_uploads SET received_at = now() - interval '40 days'
               WHERE id = (SELECT min(u.id) FROM devices.opensense_uploads u JOIN devices.opensense_devices d ON d.id = u.device_ref
                           WHERE d.device_id = '\(deviceID)');
+            UPDATE devices.uploads u SET server_time = to_timestamp(u.device_time::date::timestamp::text, 'YYYY-MM-DD') FROM devices.devices d
+              WHERE d.id = u.device_id AND d.name = '\(device.deviceName)' AND u.device_time < '2022-01-01';
+            UPDATE devices.uploads u SET server_time = to_timestamp(\(inCutoffMonth)) FROM devices.devices d
+              WHERE d.id = u.device_id AND d.name = '\(lone.deviceName)';
             UPDATE vault.items SET created_at = now() - interval '40 days' WHERE id = \(itemIDs[0]);
             UPDATE links.short_links SET created_at = now() - interval '40 days' WHERE code = '\(codes[0])'
             """)
@@ -117,6 +143,14 @@ struct RetentionTests {
         #expect(
             try platform.sql("SELECT string_agg(id::text, ',') FROM vault.items WHERE id IN (\(itemIDs[0]), \(itemIDs[1]))") == String(itemIDs[1]))
         #expect(try await platform.request(.GET, "/l/\(codes[0])").status == 404)
+        // The old readings' uploads went with them, the recent one's stayed; through it, an erasure still finds the
+        // device of the account's one remaining reading.
+        let uploads = "SELECT count(*) FROM devices.uploads u JOIN devices.devices d ON d.id = u.device_id WHERE d.name = '\(device.deviceName)'"
+        #expect(try platform.sql(uploads) == "1")
+        let erased = try await platform.request(.DELETE, "/admin/v1/accounts/\(device.pseudonym)", admin: true)
+        #expect((erased.json?["deleted"] as? [String: Int])?["measurements"] == 1, "\(erased.text)")
+        let loneErased = try await platform.request(.DELETE, "/admin/v1/accounts/\(lone.pseudonym)", admin: true)
+        #expect((loneErased.json?["deleted"] as? [String: Int])?["measurements"] == 1, "\(loneErased.text)")
         #expect(try await platform.request(.GET, "/l/\(codes[1])").status == 200)
 
         // Counted: every class has passes, and what went is in the totals.

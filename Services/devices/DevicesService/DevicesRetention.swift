@@ -10,7 +10,8 @@ enum DevicesRetention {
     /// Twomes readings go a month at a time: a monthly partition whose whole month is older than the cutoff is dropped,
     /// so that no bulk DELETE runs over millions of rows; a reading is thus kept up to a month longer than configured.
     /// Readings in the default partition (months without a table of their own) are few, and deleted by their time.
-    /// Uploads older than the cutoff go too: they only let a retry of the same body find that it was stored.
+    /// Uploads go a month after the last readings they could have brought: they let a retry of the same body find
+    /// that it was stored, and an erasure find the devices of an account's readings.
     static let measurements = Retention("measurements") { connection, cutoff, logger in
         var deleted = 0
         let partitions = try await connection.query(
@@ -33,9 +34,16 @@ enum DevicesRetention {
             DELETE FROM devices.measurements_default WHERE ctid IN (
                 SELECT ctid FROM devices.measurements_default WHERE timestamp < \(cutoff) LIMIT 5000)
             """, logger: logger)
+        // An account's erasure finds its readings' devices through their uploads (AccountErasure), so an upload stays
+        // as long as readings it brought may: past the start of the oldest month still kept, and a month more for a
+        // device whose clock runs ahead of the server's.
         _ = try await Retention.deleteInBatches(
-            connection, "DELETE FROM devices.uploads WHERE id IN (SELECT id FROM devices.uploads WHERE server_time < \(cutoff) LIMIT 5000)",
-            logger: logger)
+            connection,
+            """
+            DELETE FROM devices.uploads WHERE id IN (
+                SELECT id FROM devices.uploads
+                WHERE server_time < (date_trunc('month', \(cutoff) AT TIME ZONE 'UTC') - interval '1 month') AT TIME ZONE 'UTC' LIMIT 5000)
+            """, logger: logger)
         return deleted
     }
 
