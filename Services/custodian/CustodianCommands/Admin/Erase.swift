@@ -1,4 +1,5 @@
 import ArgumentParser
+import CustodianContracts
 import Foundation
 import NIOHTTP1
 
@@ -45,12 +46,11 @@ struct Erase: AsyncParsableCommand {
     }
 
     /// One line from a receipt: what went, by kind, or that nothing was left.
-    static func summary(_ receipt: Data) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: receipt) as? [String: Any], let deleted = object["deleted"] as? [String: Int]
-        else { return "erased (the receipt could not be read)" }
-        let target = "\(object["target"] as? String ?? "") \(object["id"] as? String ?? "")"
-        let counts = deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-        return counts.isEmpty ? "nothing was left of \(target)" : "erased \(target): \(counts.joined(separator: ", "))"
+    static func summary(_ answer: Data) -> String {
+        guard let receipt = try? JSONDecoder().decode(ErasureReceipt.self, from: answer) else { return "erased (the receipt could not be read)" }
+        let counts = receipt.deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        let target = "\(receipt.target) \(receipt.id)"
+        return receipt.erasedAnything ? "erased \(target): \(counts.joined(separator: ", "))" : "nothing was left of \(target)"
     }
 }
 
