@@ -38,10 +38,7 @@ public struct Database: Sendable {
     public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> DatabaseRows {
         try await withConnection { connection in
             try await Self.committed(if: SQLText.mayWrite(query.sql), on: connection, logger: logger) {
-                let rows = try await connection.query(query, logger: logger, file: file, line: line)
-                var collected: [PostgresRow] = []
-                for try await row in rows { collected.append(row) }
-                return DatabaseRows(rows: collected)
+                try await connection.query(query, logger: logger, file: file, line: line)
             }
         }
     }
@@ -52,9 +49,7 @@ public struct Database: Sendable {
     where Statement.Row: Sendable {
         try await withConnection { connection in
             try await Self.committed(if: SQLText.mayWrite(Statement.sql), on: connection, logger: logger) {
-                var rows: [Statement.Row] = []
-                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                return rows
+                try await connection.execute(statement, logger: logger)
             }
         }
     }
@@ -64,7 +59,7 @@ public struct Database: Sendable {
     public func withTransaction<Result: Sendable>(
         logger: Logger, file: String = #file, line: Int = #line,
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (PostgresConnection) async throws -> sending Result
+        _ body: (DatabaseConnection) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection in
             try await Self.committed(if: true, on: connection, logger: logger, isolation: isolation) { try await body(connection) }
@@ -74,7 +69,7 @@ public struct Database: Sendable {
     /// Runs `body` between BEGIN and COMMIT when `transaction` is true, else as it is. Returns only once COMMIT
     /// answered COMMIT; rolls back and rethrows what `body` threw.
     static func committed<Result: Sendable>(
-        if transaction: Bool, on connection: PostgresConnection, logger: Logger,
+        if transaction: Bool, on connection: DatabaseConnection, logger: Logger,
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> sending Result
     ) async throws -> sending Result {
@@ -84,12 +79,11 @@ public struct Database: Sendable {
         do {
             result = try await body()
         } catch {
-            // The connection may be gone with the error; then PostgreSQL rolled back already, and a query sent on it would
-            // never end: postgres-nio 1.33 drops a query written to a closed channel without failing it.
+            // The connection may be gone with the error; then PostgreSQL rolled back already (and the ROLLBACK fails at once).
             if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
             throw error
         }
-        let commit = try await connection.query("COMMIT", logger: logger).get()
+        let commit = try await connection.result("COMMIT", logger: logger)
         // A transaction that failed answers COMMIT with ROLLBACK instead of an error.
         guard commit.metadata.command == "COMMIT" else { throw TransactionRolledBack(command: commit.metadata.command) }
         return result
@@ -101,7 +95,7 @@ public struct Database: Sendable {
     /// `body` runs here, in the caller's isolation, and the child returns the connection once it is done.
     public func withConnection<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (PostgresConnection) async throws -> sending Result
+        _ body: (DatabaseConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let client = self.client
         let handOver = AsyncStream<PostgresConnection>.makeStream()
@@ -139,10 +133,10 @@ public struct Database: Sendable {
             defer {
                 done.continuation.finish()
             }
-            // The pool can lend a connection that closed a moment ago (PostgreSQL restarting); a query on it would never
-            // end (see ``committed(if:on:logger:isolation:_:)``'s ROLLBACK), so the call is answered as the database being unavailable.
+            // The pool can lend a connection that closed a moment ago (PostgreSQL restarting): the call is answered as the
+            // database being unavailable without trying it.
             if connection.isClosed { throw DatabaseUnavailable.connectionClosed }
-            return try await body(connection)
+            return try await body(DatabaseConnection(connection))
         }
     }
 }

@@ -13,11 +13,11 @@ public struct Retention: Sendable {
     /// Kept for ever when nil, unless configured.
     public var defaultAge: Duration?
     /// Deletes what is older than the cutoff and says how many rows of the class went.
-    public var expire: @Sendable (PostgresConnection, Date, Logger) async throws -> Int
+    public var expire: @Sendable (DatabaseConnection, Date, Logger) async throws -> Int
 
     public init(
         _ dataClass: String, default defaultAge: Duration? = nil,
-        expire: @escaping @Sendable (PostgresConnection, Date, Logger) async throws -> Int
+        expire: @escaping @Sendable (DatabaseConnection, Date, Logger) async throws -> Int
     ) {
         self.dataClass = dataClass
         self.defaultAge = defaultAge
@@ -54,7 +54,7 @@ public struct Retention: Sendable {
     }
 
     /// Runs `statement` (a batch `DELETE`) until it deletes less than a batch.
-    public static func deleteInBatches(_ connection: PostgresConnection, _ statement: PostgresQuery, logger: Logger) async throws -> Int {
+    public static func deleteInBatches(_ connection: DatabaseConnection, _ statement: PostgresQuery, logger: Logger) async throws -> Int {
         var total = 0
         while true {
             let deleted = try await connection.count(statement, logger: logger)
@@ -82,7 +82,7 @@ public struct Retention: Sendable {
         let interval = try configuration.duration(Self.intervalKey, default: .seconds(3600))
         let dataClass = dataClass, expire = expire
         return Upkeep("retention of \(dataClass)", every: interval) { database, logger in
-            try await database.withConnection { connection in
+            try await Database(client: database).withConnection { connection in
                 // One replica at a time: a second one would find nothing left, but count a pass of its own.
                 let lock = "retention \(schema).\(dataClass)"
                 var locked = false

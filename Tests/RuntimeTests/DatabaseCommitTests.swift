@@ -119,6 +119,47 @@ struct DatabaseCommitTests {
         }
     }
 
+    /// The same shutdown falling between two statements of a transaction: the next statement is written to a channel
+    /// that has closed, which postgres-nio drops without failing the query. `DatabaseConnection` ends it as the database
+    /// being unavailable (503 with Retry-After) at once, for a plain query and for a prepared statement.
+    @Test(arguments: ["query", "prepared"])
+    func aStatementAfterTheConnectionClosedEndsAsUnavailable(_ kind: String) async throws {
+        try await withRefusingTable { database, client in
+            let (outcomes, outcome) = AsyncStream<String>.makeStream()
+            // Unstructured, so that a call that never ends fails the test instead of hanging it.
+            Task {
+                do {
+                    try await database.withTransaction(logger: Self.logger) { connection in
+                        var backend = 0
+                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) {
+                            backend = pid
+                        }
+                        try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
+                        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                        // Long enough for NIO to have taken the closed channel's handlers away: from then on a write is dropped.
+                        try await Task.sleep(for: .milliseconds(200))
+                        if kind == "query" {
+                            try await connection.query("INSERT INTO probe (id) VALUES (8)", logger: Self.logger)
+                        } else {
+                            _ = try await connection.execute(Insert(id: 8), logger: Self.logger)
+                        }
+                    } as Void
+                    outcome.yield("committed")
+                } catch {
+                    let answer = DatabaseErrors.rpcError(for: error, logger: Self.logger)
+                    outcome.yield(answer?.code == .unavailable ? "unavailable" : String(reflecting: error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                outcome.yield("waited for ever")
+            }
+            var iterator = outcomes.makeAsyncIterator()
+            #expect(await iterator.next() == "unavailable")
+            #expect(await stored(client, id: 8) == 0)
+        }
+    }
+
     @Test func aTransactionThatFailedInsideIsNotReportedAsCommitted() async throws {
         try await withRefusingTable { database, client in
             try await client.query("DROP TRIGGER refuse ON probe", logger: Self.logger)

@@ -48,7 +48,7 @@ struct Accounts: Sendable {
     }
 
     private func insertAccount(
-        _ connection: PostgresConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date, linkCode: String?, synthetic: Bool,
+        _ connection: DatabaseConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date, linkCode: String?, synthetic: Bool,
         logger: Logger
     ) async throws -> (id: Int64, pseudonym: Int) {
         if let pseudonym {

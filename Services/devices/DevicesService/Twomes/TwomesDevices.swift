@@ -157,7 +157,7 @@ struct TwomesDevices: Sendable {
     }
 }
 
-func exists(_ connection: PostgresConnection, _ query: PostgresQuery, _ logger: Logger) async throws -> Bool {
+func exists(_ connection: DatabaseConnection, _ query: PostgresQuery, _ logger: Logger) async throws -> Bool {
     for try await _ in try await connection.query(query, logger: logger) { return true }
     return false
 }
