@@ -369,6 +369,8 @@ let package = Package(
             dependencies: [
                 "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService",
                 "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                // `custodian restore` refuses a backup whose schemas are newer than every service's migrations here.
+                "DevicesService", "VaultService", "StatisticsService", "LinksService",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

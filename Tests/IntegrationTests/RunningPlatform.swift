@@ -42,9 +42,12 @@ final class RunningPlatform: Sendable {
 
     /// `restartDelay`: seconds before the supervisor restarts a service that exited; a suite that watches the outage
     /// in between wants it longer than a loaded machine may stall the test process.
-    static func start(settings: [String: String] = defaultSettings, restartDelay: Int = 3) async throws -> RunningPlatform {
+    /// `dataDirectory`: start on this one (a restored backup) instead of a new one. `arguments` go to `custodian up`.
+    static func start(
+        settings: [String: String] = defaultSettings, restartDelay: Int = 3, dataDirectory given: String? = nil, arguments: [String] = []
+    ) async throws -> RunningPlatform {
         let binaries = try binaryDirectory()
-        let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
+        let dataDirectory = given ?? newDataDirectory()
         let outputPath = dataDirectory + ".out"
         let port = try FreePort.find()
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
@@ -52,7 +55,7 @@ final class RunningPlatform: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
-        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", String(restartDelay)]
+        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", String(restartDelay)] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["CUSTODIAN_DATABASE_URL"] = nil
         environment.merge(settings) { _, new in new }
@@ -110,6 +113,9 @@ final class RunningPlatform: Sendable {
     }
 
     var output: String { Self.read(outputPath) }
+
+    /// A data directory path of the kind `start` makes (not made yet).
+    static func newDataDirectory() -> String { "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())" }
 
     private static func read(_ path: String) -> String {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

@@ -20,6 +20,11 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
     @Flag(help: "Do not load the demo data (the data vault's test users, module and repo; the sample COVID-19 figures) into a new data directory.")
     var noDemo = false
+    @Option(
+        help:
+            "Copy the private cluster's WAL into this folder, for restores to a point in time with a backup's base backup (docs/backup.md)."
+    )
+    var walArchive: String?
     @Option(help: "Replicas of services, e.g. devices=3,vault=2; one of each other (default: CUSTODIAN_REPLICAS).")
     var replicas: String?
 
@@ -45,6 +50,9 @@ struct Up: AsyncParsableCommand {
         var cluster: PostgresCluster?
         let adminURL: DatabaseURL
         if let given = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] {
+            guard walArchive == nil else {
+                throw ValidationError("--wal-archive sets up the private cluster's archiving; for your own PostgreSQL, set archive_command there")
+            }
             adminURL = try DatabaseURL(given)
             TerminalOutput.say("postgres   using \(adminURL)")
         } else {
@@ -52,7 +60,7 @@ struct Up: AsyncParsableCommand {
             let fresh = !privateCluster.isInitialised
             try privateCluster.initialiseIfNeeded()
             // Each replica holds a pool of its own (CUSTODIAN_DATABASE_POOL_SIZE, 10 by default).
-            try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10))
+            try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10), walArchive: walArchive.map(Files.absolute))
             cluster = privateCluster
             adminURL = privateCluster.adminURL
             let started = fresh ? "initialised and started" : "started"
