@@ -23,7 +23,7 @@ struct SecretsArchiveTests {
 
     @Test func theDocumentedVector() throws {
         let sealed = try Self.vector()
-        #expect(sealed.count == SecretsArchive.headerLength + 243 + Sodium.xChaChaTagLength)
+        #expect(sealed.count == SecretsArchive.headerLength + 251 + Sodium.xChaChaTagLength)
         #expect(Array(sealed.prefix(18)) == Array("CUSTODIAN-SECRETS".utf8) + [1])
         // The header: salt, opslimit 2, memlimit 64 MiB, nonce.
         #expect(
