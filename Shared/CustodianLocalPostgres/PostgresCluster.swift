@@ -84,20 +84,15 @@ public struct PostgresCluster: Sendable {
         if let user = runAs { try Shell.run(["/bin/chown", "\(user):\(user)", folder]) }
     }
 
-    /// Replaces the (stopped, empty) cluster by a base backup (`pg_basebackup -Ft -z`) replayed with the WAL in `walArchive`
-    /// up to `target`, then opens it for writing. Throws when the archive does not reach `target`.
-    public func restore(baseBackup: String, walArchive: String, target: String) throws {
+    /// Replaces the (stopped, empty) cluster by a base backup (`pg_basebackup -Ft -z`) set to replay the WAL in
+    /// `walArchive` up to `target` (a timestamptz; all of it when nil) when it starts, and then to open for writing.
+    public func restore(baseBackup: String, walArchive: String, target: String?) throws {
         try prepareArchive(walArchive)
         try ClusterFiles.makeDirectory(directory)
         try Shell.run(["/bin/tar", "-xzf", baseBackup, "-C", directory])
         try? FileManager.default.removeItem(atPath: directory + "/postmaster.pid")
-        let recovery = """
-
-            restore_command = 'cp "\(walArchive)/%f" "%p"'
-            recovery_target_time = '\(target)'
-            recovery_target_action = 'promote'
-
-            """
+        var recovery = "\nrestore_command = 'cp \"\(walArchive)/%f\" \"%p\"'\n"
+        if let target { recovery += "recovery_target_time = '\(target)'\nrecovery_target_action = 'promote'\n" }
         let autoConf = directory + "/postgresql.auto.conf"
         let existing = ClusterFiles.read(autoConf) ?? ""
         try ClusterFiles.write(existing + recovery, to: autoConf)
@@ -107,7 +102,9 @@ public struct PostgresCluster: Sendable {
     }
 
     /// The recovery settings ``restore(baseBackup:walArchive:target:)`` wrote, removed once the cluster is promoted.
-    public var recoverySettings: [String] { ["restore_command", "recovery_target_time", "recovery_target_action"] }
+    public func recoverySettings(target: String?) -> [String] {
+        ["restore_command"] + (target == nil ? [] : ["recovery_target_time", "recovery_target_action"])
+    }
 
     public func stop() {
         _ = try? Shell.run([binaries + "/pg_ctl", "-D", directory, "-m", "fast", "-w", "stop"], as: runAs)

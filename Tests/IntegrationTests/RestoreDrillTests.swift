@@ -6,7 +6,8 @@ import Testing
 extension OneAtATime {
     /// The restore drill of docs/backup.md, as an operator would run it: a platform archiving its WAL takes writes from
     /// the load generator and from a writer whose every acknowledged heartbeat is timed; a backup is taken in the middle,
-    /// more writes follow, and the platform is restored twice, to the backup and to a moment after it. Each restored
+    /// more writes follow, and the platform is restored three times: to the backup, to a moment after it, and to the end of
+    /// its WAL archive. Each restored
     /// platform has every write acknowledged before its point exactly once and nothing sent after it, and the sealed
     /// secrets open: the OpenSense key, the vault records (with the owner's password, under a token issued before the
     /// backup), the API consumer's signatures and the tracing app's session.
@@ -104,9 +105,22 @@ extension OneAtATime {
             let folder = work + "/backups/" + (try #require(folders.first, "no backup folder in \(work)/backups"))
             let targetText = target.formatted(.iso8601)
 
+            // A moment the archive does not reach yet is refused, and leaves nothing behind.
+            let beyond = RunningPlatform.newDataDirectory()
+            let refused = try await original.custodian(
+                [
+                    "restore", folder, "--data-dir", beyond, "--passphrase-file", passphraseFile, "--to-time", "2099-01-01T00:00:00Z",
+                    "--wal-archive", walArchive,
+                ])
+            #expect(refused.status == 1 && refused.output.contains("the WAL archive ends before 2099-01-01T00:00:00Z"), "\(refused.output)")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: beyond)) ?? []).isEmpty, "a failed restore left files in \(beyond)")
+            try? FileManager.default.removeItem(atPath: beyond)
+
             for (name, extra, point, lastIncluded) in [
                 ("to the backup", [String](), backupStarted, backupEnded),
                 ("to \(targetText)", ["--to-time", targetText, "--wal-archive", walArchive], target, target),
+                // All of the archive: every acknowledged write.
+                ("to the latest", ["--to-time", "latest", "--wal-archive", walArchive], Date.distantFuture, Date.distantFuture),
             ] {
                 let dataDirectory = RunningPlatform.newDataDirectory()
                 let restore = try await original.custodian(
@@ -124,7 +138,9 @@ extension OneAtATime {
                     }
                     let before = all.filter { ($0.acknowledged ?? .distantFuture) < point }
                     let after = all.filter { $0.sent > lastIncluded }
-                    #expect(before.count > 20 && after.count > 20, "restore \(name): too few writes on either side (\(before.count), \(after.count))")
+                    #expect(
+                        before.count > 20 && (after.count > 20 || point == .distantFuture),
+                        "restore \(name): too few writes on either side (\(before.count), \(after.count))")
                     #expect(before.allSatisfy { found[$0.number] == 1 }, "restore \(name): acknowledged writes lost or doubled")
                     #expect(after.allSatisfy { found[$0.number] == nil }, "restore \(name): writes from after its point")
                     #expect(found.values.allSatisfy { $0 == 1 }, "restore \(name): a write found twice")

@@ -24,7 +24,8 @@ struct RestoreCommand: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Where to write the secrets of a backup taken with --secrets-dir (compose, Kubernetes).") var secretsDir: String?
     @Option(help: "A file whose first line is the passphrase (default: the variable CUSTODIAN_BACKUP_PASSPHRASE).") var passphraseFile: String?
-    @Option(help: "Replay the WAL archive up to this moment, e.g. 2026-11-27T14:05:00Z (needs --wal-archive).") var toTime: String?
+    @Option(help: "Replay the WAL archive up to this moment, e.g. 2026-11-27T14:05:00Z, or all of it: latest (needs --wal-archive).")
+    var toTime: String?
     @Option(help: "The WAL archive of `custodian up --wal-archive`, for --to-time.") var walArchive: String?
 
     func validate() throws {
@@ -33,8 +34,8 @@ struct RestoreCommand: AsyncParsableCommand {
             guard databaseURL == nil else {
                 throw ValidationError("--to-time restores into a cluster of the data directory's own, not --database-url")
             }
-            guard let toTime, BackupTime.date(toTime) != nil else {
-                throw ValidationError("--to-time must be a UTC time such as 2026-11-27T14:05:00Z, not '\(toTime ?? "")'")
+            guard let toTime, toTime == "latest" || BackupTime.date(toTime) != nil else {
+                throw ValidationError("--to-time must be a UTC time such as 2026-11-27T14:05:00Z, or latest, not '\(toTime ?? "")'")
             }
         }
     }
@@ -45,13 +46,14 @@ struct RestoreCommand: AsyncParsableCommand {
         let manifest = try BackupManifest.read(folder: folder)
         try BackupManifest.verify(manifest.database, in: folder, what: "the database dump")
         try BackupManifest.verify(manifest.secrets, in: folder, what: "the secrets archive")
-        let target = toTime.flatMap(BackupTime.date)
+        // nil: no point in time; .some(nil): the end of the archive.
+        let target: Date?? = toTime.map { BackupTime.date($0) }
         if let target {
             guard let base = manifest.baseBackup else {
                 throw CLIError("this backup has no base backup (WAL archiving was off when it was taken), so it restores only to its own time")
             }
             try BackupManifest.verify(.init(file: base.file, sha256: base.sha256, bytes: base.bytes), in: folder, what: "the base backup")
-            if let baseStart = BackupTime.date(base.startedAt), target < baseStart {
+            if let target, let baseStart = BackupTime.date(base.startedAt), target < baseStart {
                 throw CLIError("--to-time \(toTime ?? "") is before the base backup began (\(base.startedAt)); restore an older backup")
             }
         }
@@ -83,6 +85,24 @@ struct RestoreCommand: AsyncParsableCommand {
             try Self.requireEmpty(secretsFolder)
         }
 
+        do {
+            try await restore(manifest, from: folder, secrets: secrets, into: dataDirectory, secretsFolder: secretsFolder, target: target)
+        } catch {
+            // Nothing half-restored is left to be started by mistake: the folders were empty or new.
+            for made in Set([dataDirectory, secretsFolder]) {
+                for entry in (try? FileManager.default.contentsOfDirectory(atPath: made)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: made + "/" + entry)
+                }
+            }
+            throw error
+        }
+        print("took       \(String(format: "%.1f", (ContinuousClock.now - started).seconds)) s; start it with: custodian up --data-dir \(dataDir)")
+    }
+
+    func restore(
+        _ manifest: BackupManifest, from folder: String, secrets: SecretsArchive.Contents, into dataDirectory: String, secretsFolder: String,
+        target: Date??
+    ) async throws {
         try Files.makeDirectory(dataDirectory, mode: 0o711)
         try SecretFiles.write(secrets.files, into: secretsFolder)
         let serviceSecrets = secrets.root == .dataDirectory ? dataDirectory + "/secrets" : secretsFolder
@@ -91,7 +111,8 @@ struct RestoreCommand: AsyncParsableCommand {
             try await PointInTimeRecovery(
                 dataDirectory: dataDirectory, baseBackup: folder + "/" + base.file, walArchive: Files.absolute(walArchive ?? ""), target: target
             ).run()
-            print("restored   \(folder) to \(BackupTime.text(target)) into \(dataDirectory) (base backup and WAL)")
+            print(
+                "restored   \(folder) to \(target.map(BackupTime.text) ?? "the end of the WAL archive") into \(dataDirectory) (base backup and WAL)")
         } else if let databaseURL {
             let url = try DatabaseURL(databaseURL)
             try await Self.requireEmptyDatabase(url)
@@ -106,7 +127,6 @@ struct RestoreCommand: AsyncParsableCommand {
             try await Self.restoreDump(folder + "/" + manifest.database.file, into: cluster.adminURL, secretsDirectory: serviceSecrets, tools: tools)
             print("restored   \(folder) (\(manifest.createdAt)) into \(dataDirectory)")
         }
-        print("took       \(String(format: "%.1f", (ContinuousClock.now - started).seconds)) s; start it with: custodian up --data-dir \(dataDir)")
     }
 
     static let logger = Logger(label: "custodian-restore")
