@@ -10,7 +10,7 @@ public struct Custodian: AsyncParsableCommand {
         version: CustodianVersion.current,
         subcommands: [
             Up.self, Restart.self, Setup.self, Admin.self, Erase.self, Detach.self, AuditCommand.self, Vault.self, RouteCommand.self, Lemon.self,
-            Stats.self, BackupCommand.self, RestoreCommand.self,
+            Stats.self, BackupCommand.self, RestoreCommand.self, Rotate.self,
             GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self,
         ])
 

@@ -17,6 +17,12 @@ struct Restart: AsyncParsableCommand {
         guard Platform.services.contains(service) else {
             throw ValidationError("unknown service '\(service)'; the services are \(Platform.services.joined(separator: ", "))")
         }
+        try await Self.replace(service, dataDirectory: dataDir)
+        print("\(service): every replica replaced")
+    }
+
+    /// Asks the `custodian up` of `dataDirectory` to replace `service`'s replicas one at a time, and waits until it has.
+    static func replace(_ service: String, dataDirectory dataDir: String) async throws {
         let control = RestartRequests.controlDirectory(Files.absolute(dataDir))
         guard let text = Files.read(RestartRequests.pidFile(Files.absolute(dataDir))), let pid = pid_t(text), kill(pid, 0) == 0 else {
             throw CLIError("no `custodian up` is running with the data directory \(dataDir)")
@@ -30,7 +36,6 @@ struct Restart: AsyncParsableCommand {
             if let outcome = Files.read(done) {
                 try? FileManager.default.removeItem(atPath: done)
                 guard outcome == "ok" else { throw CLIError("\(service): \(outcome); see `custodian up`'s output and the logs") }
-                print("\(service): every replica replaced")
                 return
             }
             try await Task.sleep(for: .milliseconds(100))

@@ -75,7 +75,7 @@ struct Up: AsyncParsableCommand {
 
         try Files.write(adminURL.urlString, to: dataDirectory + "/" + Self.adminDatabaseURLFile)
         try await Deployment.ensureDatabase(adminURL, logger: logger)
-        let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
+        _ = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         let adminTokenPath = dataDirectory + "/admin-token"
         if !FileManager.default.fileExists(atPath: adminTokenPath),
             let token = try await Deployment.bootstrapAdminToken(
@@ -112,7 +112,9 @@ struct Up: AsyncParsableCommand {
         let binaries = try executableDirectory()
         let platform = PlatformPrograms(
             environment: ProcessInfo.processInfo.environment, runtimeDirectory: runtime, parent: getpid(), eventLoops: Self.eventLoopsPerProcess,
-            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs, databaseURLs: serviceURLs,
+            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs,
+            databaseURLFiles: Dictionary(
+                uniqueKeysWithValues: Platform.services.map { ($0, DatabaseLoginFiles(secretsDirectory: secrets, service: $0).url) }),
             sealingKeyFile: sealingKey, lemonKeysFile: lemonKeys, gatewayEnvironment: gatewayEnvironment)
         let programs = platform.all(replicaCounts)
 
