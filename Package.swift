@@ -433,6 +433,8 @@ let package = Package(
             name: "CustodianRPCTests",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"),
+                // The CA rotation's steps (`custodian rotate rpc-ca`) tried on real mutual-TLS connections.
+                "CustodianCommands",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -5,5 +5,5 @@ import ArgumentParser
 struct Rotate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replaces a secret of a running platform without a failed request.",
-        subcommands: [RotateDatabasePassword.self])
+        subcommands: [RotateDatabasePassword.self, RotateRPCAuthority.self])
 }
