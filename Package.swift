@@ -369,7 +369,7 @@ let package = Package(
             dependencies: [
                 "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService",
                 "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
-                // `custodian restore` refuses a backup whose schemas are newer than every service's migrations here.
+                // custodian restore reads the migrations of every service, to refuse a backup of a newer schema.
                 "DevicesService", "VaultService", "StatisticsService", "LinksService",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",

@@ -22,11 +22,13 @@ enum PlatformSchemas {
         return known
     }()
 
-    /// The schemas of `versions` that are newer here than this build knows, as "devices 9 (this build knows 8)".
+    /// The schemas of `versions` that are newer than this build knows, as "devices 9 (this build knows 8)". A schema this
+    /// build does not know at all (a newer release's new service, or one of the operator's own) is restored as it is and
+    /// left alone, as its code would be missing here anyway.
     static func newer(in versions: [String: Int]) -> [String] {
         versions.sorted { $0.key < $1.key }.compactMap { schema, version in
-            guard let known = known[schema] else { return "\(schema) \(version) (unknown to this build)" }
-            return version > known ? "\(schema) \(version) (this build knows \(known))" : nil
+            guard let known = known[schema], version > known else { return nil }
+            return "\(schema) \(version) (this build knows \(known))"
         }
     }
 }
