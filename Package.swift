@@ -205,6 +205,8 @@ let package = Package(
                 "CustodianRPC",
                 "CustodianContracts",
                 "CustodianProcess",
+                // The deployment's sealer, for `system.sealing` over the columns a service declares sealed.
+                "CustodianSecurity",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -444,8 +446,9 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService", "ServiceTestSupport",
+                "CustodianRuntime", "CustodianSecurity", "CustodianRPC", "CustodianContracts", "LinksService", "ServiceTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/RuntimeTests"
         ),

@@ -21,7 +21,9 @@ actor SigningKeys {
         self.sealer = sealer
     }
 
-    static func sealingContext(_ kid: String) -> String { "auth-signing-key:\(kid)" }
+    static let sealed = SealedColumn(table: "auth.signing_keys", column: "private_key_sealed", key: "kid", contextPrefix: "auth-signing-key:")
+
+    static func sealingContext(_ kid: String) -> String { sealed.context(kid) }
 
     func signingKey(logger: Logger) async throws -> SigningKey {
         if let current { return current }

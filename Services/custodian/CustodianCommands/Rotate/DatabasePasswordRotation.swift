@@ -46,7 +46,7 @@ struct RotateDatabasePassword: AsyncParsableCommand {
             try Files.write(password, to: files.password)
             try Files.write(next, to: files.loginFile)
             try Files.write(adminURL.with(username: next, password: password).urlString, to: files.url)
-            try await Restart.replace(service, dataDirectory: dataDir)
+            try await Restart.replace(service, dataDirectory: dataDirectory, named: dataDir)
             try await PostgresClient.withClient(url: adminURL, logger: logger) { client in
                 try await DatabaseProvisioner.provisioning(try DatabaseProvisioner.close(previous, of: service), on: client, logger: logger)
             }

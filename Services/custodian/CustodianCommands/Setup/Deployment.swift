@@ -60,7 +60,7 @@ enum Deployment {
     static func sealingKey(secretsDirectory: String) throws -> String {
         let path = secretsDirectory + "/sealing-key"
         if Files.read(path) == nil {
-            try Files.write(Sealer.generateKeyText(), to: path)
+            try Files.write(SealingKeyring.generateText(), to: path)
         }
         return path
     }

@@ -102,7 +102,7 @@ struct Up: AsyncParsableCommand {
             gatewayEnvironment["CUSTODIAN_TLS_KEY"] = key
         }
 
-        let runtime = runtimeDirectory(dataDirectory)
+        let runtime = Self.runtimeDirectory(dataDirectory)
         try? FileManager.default.removeItem(atPath: runtime)  // sockets of an earlier run are stale
         try Files.makeDirectory(runtime)
         try Files.makeDirectory(dataDirectory + "/pids", mode: 0o755)
@@ -147,8 +147,8 @@ struct Up: AsyncParsableCommand {
     /// request, 1 loop each 38 and 14, and served 23k instead of 25k requests/s.
     static var eventLoopsPerProcess: Int { max(1, System.coreCount / 2) }
 
-    /// `<data dir>/run`, unless socket paths there would pass the kernel's limit.
-    private func runtimeDirectory(_ dataDirectory: String) -> String {
+    /// `<data dir>/run`, unless socket paths there would pass the kernel's limit (then a folder in /tmp named after it).
+    static func runtimeDirectory(_ dataDirectory: String) -> String {
         let preferred = dataDirectory + "/run"
         let longest = "\(preferred)/statistics/statistics.sock"
         if longest.utf8.count <= 100 { return preferred }
