@@ -159,18 +159,7 @@ public enum Sodium {
 
     /// A 32-byte key from a password and a 16-byte salt, Argon2id with the interactive limits.
     public static func deriveKey(password: String, salt: [UInt8]) throws -> [UInt8] {
-        try ready()
-        try check(salt, Int(crypto_pwhash_SALTBYTES), "salt")
-        var key = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(password.utf8CString.dropLast())
-        guard
-            crypto_pwhash(
-                &key, 32, bytes, UInt64(bytes.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13) == 0
-        else {
-            throw Failure.hashingFailed
-        }
-        return key
+        try deriveKey(passphrase: password, salt: salt, limits: .interactive)
     }
 
     /// Argon2id v1.3 limits: libsodium's named ones, or as a file records them.
