@@ -205,6 +205,8 @@ let package = Package(
                 "CustodianRPC",
                 "CustodianContracts",
                 "CustodianProcess",
+                // The deployment's sealer, for `system.sealing` over the columns a service declares sealed.
+                "CustodianSecurity",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The pool's own errors (a tripped circuit breaker) are answered 503 like the others.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -368,6 +370,8 @@ let package = Package(
             dependencies: [
                 "CustodianJSON", "CustodianContracts", "CustodianRuntime", "CustodianLocalPostgres", "CustodianSecurity", "AuthService",
                 "CustodianAudit", "CustodianVault", "CustodianSodium", "RoutesService", "CustodianGeotag", "GeotagClient",
+                // custodian restore reads the migrations of every service, to refuse a backup of a newer schema.
+                "DevicesService", "VaultService", "StatisticsService", "LinksService",
                 "CustodianLoad",
                 "CustodianLemon", "LemonClient", "GeotagTool", "CustodianQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -430,6 +434,8 @@ let package = Package(
             name: "CustodianRPCTests",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "CustodianRPC", .product(name: "NIOEmbedded", package: "swift-nio"),
+                // The CA rotation's steps (`custodian rotate rpc-ca`) tried on real mutual-TLS connections.
+                "CustodianCommands",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -439,8 +445,9 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
-                "CustodianRuntime", "CustodianSecurity", "CustodianRPC", "LinksService", "ServiceTestSupport",
+                "CustodianRuntime", "CustodianSecurity", "CustodianRPC", "CustodianContracts", "LinksService", "ServiceTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/RuntimeTests"
         ),

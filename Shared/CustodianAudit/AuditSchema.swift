@@ -11,7 +11,7 @@ public enum AuditSchema {
     /// The service whose role writes the log.
     public static let writer = "auth"
 
-    static let migrations: [Migration] = [
+    public static let migrations: [Migration] = [
         Migration(
             1, "the audit log",
             [

@@ -29,7 +29,10 @@ public struct PostgresCluster: Sendable {
         if let configured = ProcessInfo.processInfo.environment["CUSTODIAN_POSTGRES_BIN_DIR"] { return configured }
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .compactMap(Int.init).sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
-        return Shell.find("initdb", extraDirectories: versions).map { ($0 as NSString).deletingLastPathComponent }
+        // Through a link on PATH (/usr/local/bin/initdb) to the folder that holds all of PostgreSQL's programs of that version.
+        return Shell.find("initdb", extraDirectories: versions).map {
+            (URL(fileURLWithPath: $0).resolvingSymlinksInPath().path as NSString).deletingLastPathComponent
+        }
     }
 
     private var runAs: String? { getuid() == 0 ? "postgres" : nil }
@@ -57,14 +60,50 @@ public struct PostgresCluster: Sendable {
             ], as: runAs)
     }
 
-    public func start(maximumConnections: Int = 100) throws {
+    /// Starts the cluster; with `walArchive`, every finished WAL segment is copied there (at least once a minute while
+    /// anything is written), so that a base backup and the archive restore the database to any later moment.
+    public func start(maximumConnections: Int = 100, walArchive: String? = nil) throws {
         // Loopback TCP only: no Unix socket, whose path under a deep data directory could exceed the limit.
+        var options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maximumConnections)"
+        if let walArchive {
+            try prepareArchive(walArchive)
+            // pg_ctl hands the options to a shell: the folder is checked to hold no quote, and the command is in double quotes.
+            options += " -c wal_level=replica -c archive_mode=on -c archive_timeout=60"
+            options += " -c \"archive_command=test ! -f '\(walArchive)/%f' && cp %p '\(walArchive)/%f'\""
+        }
         try Shell.run(
-            [
-                binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60",
-                "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maximumConnections)", "start",
-            ],
-            as: runAs)
+            [binaries + "/pg_ctl", "-D", directory, "-l", directory + "/server.log", "-w", "-t", "60", "-o", options, "start"], as: runAs)
+    }
+
+    /// Makes the archive folder, owned by the user PostgreSQL runs as.
+    func prepareArchive(_ folder: String) throws {
+        guard folder.hasPrefix("/"), !folder.contains(where: { "'\"\\$`\n".contains($0) }) else {
+            throw LocalPostgresError("the WAL archive must be an absolute path without quotes, backslashes, $ or `: \(folder)")
+        }
+        try ClusterFiles.makeDirectory(folder)
+        if let user = runAs { try Shell.run(["/bin/chown", "\(user):\(user)", folder]) }
+    }
+
+    /// Replaces the (stopped, empty) cluster by a base backup (`pg_basebackup -Ft -z`) set to replay the WAL in
+    /// `walArchive` up to `target` (a timestamptz; all of it when nil) when it starts, and then to open for writing.
+    public func restore(baseBackup: String, walArchive: String, target: String?) throws {
+        try prepareArchive(walArchive)
+        try ClusterFiles.makeDirectory(directory)
+        try Shell.run(["/bin/tar", "-xzf", baseBackup, "-C", directory])
+        try? FileManager.default.removeItem(atPath: directory + "/postmaster.pid")
+        var recovery = "\nrestore_command = 'cp \"\(walArchive)/%f\" \"%p\"'\n"
+        if let target { recovery += "recovery_target_time = '\(target)'\nrecovery_target_action = 'promote'\n" }
+        let autoConf = directory + "/postgresql.auto.conf"
+        let existing = ClusterFiles.read(autoConf) ?? ""
+        try ClusterFiles.write(existing + recovery, to: autoConf)
+        try ClusterFiles.write("", to: directory + "/recovery.signal")
+        if let user = runAs { try Shell.run(["/bin/chown", "-R", "\(user):\(user)", directory]) }
+        _ = chmod(directory, 0o700)
+    }
+
+    /// The recovery settings ``restore(baseBackup:walArchive:target:)`` wrote, removed once the cluster is promoted.
+    public func recoverySettings(target: String?) -> [String] {
+        ["restore_command"] + (target == nil ? [] : ["recovery_target_time", "recovery_target_action"])
     }
 
     public func stop() {

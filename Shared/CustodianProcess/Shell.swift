@@ -10,9 +10,10 @@ public enum Shell {
         public var description: String { "\(command) failed with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))" }
     }
 
-    /// Runs `arguments[0]` with the rest; as `user` (through runuser) when given and we are root.
+    /// Runs `arguments[0]` with the rest; as `user` (through runuser) when given and we are root. `environment` is added
+    /// to this process's (a password for PostgreSQL's tools goes there, never on the command line, which `ps` shows).
     @discardableResult
-    public static func run(_ arguments: [String], as user: String? = nil) throws -> String {
+    public static func run(_ arguments: [String], as user: String? = nil, environment: [String: String] = [:]) throws -> String {
         var command = arguments
         if let user, getuid() == 0 {
             command = ["/usr/sbin/runuser", "-u", user, "--"] + arguments
@@ -31,7 +32,15 @@ public enum Shell {
         var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
+        let spawned: Int32
+        if environment.isEmpty {
+            spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
+        } else {
+            let merged = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            var envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in envp { free(pointer) } }
+            spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, &envp)
+        }
         guard spawned == 0 else {
             throw Failure(command: arguments.joined(separator: " "), status: -1, output: String(cString: strerror(spawned)))
         }

@@ -45,7 +45,14 @@ extension RPCClient {
     public func call<Output>(
         _ method: RPCMethod<Empty, Output>, on service: String, context: CallContext, timeout: Duration? = nil
     ) async throws -> Output {
-        try await call(service, method.name, input: Empty(), context: context, as: Output.self, timeout: timeout, retry: method.retry)
+        try await call(method, input: Empty(), on: service, context: context, timeout: timeout)
+    }
+
+    /// Calls a method every service answers (`system.*`) that takes an input, on one of `service`'s replicas.
+    public func call<Input, Output>(
+        _ method: RPCMethod<Input, Output>, input: Input, on service: String, context: CallContext, timeout: Duration? = nil
+    ) async throws -> Output {
+        try await call(service, method.name, input: input, context: context, as: Output.self, timeout: timeout, retry: method.retry)
     }
 }
 

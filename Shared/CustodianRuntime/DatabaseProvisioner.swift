@@ -8,10 +8,14 @@ public struct DatabaseProvisioner: Sendable {
     public struct ServiceRole: Sendable {
         public var service: String
         public var password: String
+        /// The role the service logs in as: its own (``role``), or, after a rotation of its password, the other login
+        /// (``alternateLogin(for:)``), which acts as its own.
+        public var login: String
 
-        public init(service: String, password: String) {
+        public init(service: String, password: String, login: String? = nil) {
             self.service = service
             self.password = password
+            self.login = login ?? DatabaseProvisioner.role(for: service)
         }
 
         public var role: String { DatabaseProvisioner.role(for: service) }
@@ -19,12 +23,19 @@ public struct DatabaseProvisioner: Sendable {
 
     public static func role(for service: String) -> String { "custodian_\(service)" }
 
+    /// The second login of a service's role. A role has one password, so a password is rotated without a moment in
+    /// which the service cannot connect by giving the other login a new one, moving the service's replicas to it one
+    /// at a time, and then closing the first (docs/operations.md, "Rotating database passwords").
+    public static func alternateLogin(for service: String) -> String { "custodian_\(service)_login" }
+
+    /// The two logins of `service`: its own role and the alternate.
+    public static func logins(for service: String) -> [String] { [role(for: service), alternateLogin(for: service)] }
+
     public init() {}
 
     public func provision(_ roles: [ServiceRole], on client: PostgresClient, logger: Logger) async throws {
         for role in roles {
             try Self.validateIdentifier(role.service)
-            let quotedPassword = "'" + role.password.replacingOccurrences(of: "'", with: "''") + "'"
             // Role and schema names are fixed identifiers checked above; passwords cannot be bound in DDL, so they are quoted.
             let statements = [
                 """
@@ -34,15 +45,43 @@ public struct DatabaseProvisioner: Sendable {
                   END IF;
                 END $$
                 """,
-                "ALTER ROLE \(role.role) LOGIN PASSWORD \(quotedPassword)",
                 "GRANT \(role.role) TO CURRENT_USER",
                 "CREATE SCHEMA IF NOT EXISTS \(role.service) AUTHORIZATION \(role.role)",
                 "ALTER SCHEMA \(role.service) OWNER TO \(role.role)",
                 "REVOKE ALL ON SCHEMA \(role.service) FROM PUBLIC",
                 "ALTER ROLE \(role.role) SET search_path = \(role.service)",
             ]
-            try await Self.provisioning(statements, on: client, logger: logger)
+            try await Self.provisioning(statements + Self.login(role.login, of: role.service, password: role.password), on: client, logger: logger)
         }
+    }
+
+    /// Lets `login` log in with `password`, acting as `service`'s role: the role itself, or its alternate login, which
+    /// becomes that role at every login (so that what it creates belongs to the service's role).
+    public static func login(_ login: String, of service: String, password: String) throws -> [String] {
+        try validateIdentifier(service)
+        let owner = role(for: service)
+        guard logins(for: service).contains(login) else { throw ConfigurationError(message: "'\(login)' is not a login of \(service)") }
+        let quotedPassword = "'" + password.replacingOccurrences(of: "'", with: "''") + "'"
+        guard login != owner else { return ["ALTER ROLE \(owner) LOGIN PASSWORD \(quotedPassword)"] }
+        return [
+            """
+            DO $$ BEGIN
+              IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(login)') THEN
+                CREATE ROLE \(login) LOGIN;
+              END IF;
+            END $$
+            """,
+            "ALTER ROLE \(login) LOGIN PASSWORD \(quotedPassword)",
+            "GRANT \(owner) TO \(login)",
+            "ALTER ROLE \(login) SET role = \(owner)",
+            "ALTER ROLE \(login) SET search_path = \(service)",
+        ]
+    }
+
+    /// Closes a login that no process uses any more: it can no longer log in, and its password is gone.
+    public static func close(_ login: String, of service: String) throws -> [String] {
+        guard logins(for: service).contains(login) else { throw ConfigurationError(message: "'\(login)' is not a login of \(service)") }
+        return ["ALTER ROLE \(login) NOLOGIN PASSWORD NULL"]
     }
 
     /// Runs provisioning statements (fixed DDL, checked names) in one transaction. Roles belong to the whole cluster, so

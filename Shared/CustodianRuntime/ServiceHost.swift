@@ -19,10 +19,14 @@ public struct ServiceDefinition: Sendable {
     /// The data classes it deletes once they are older than configured (docs/operations.md, "Retention"); its
     /// migrations create `<schema>.retention_totals` (``Retention/totalsTable(schema:)``) when there are any.
     public var retention: [Retention]
+    /// The columns whose values it seals with the deployment's sealing key, which `system.sealing` counts by key
+    /// version and re-seals under the newest (docs/operations.md, "Rotating the sealing key").
+    public var sealed: [SealedColumn]
     public var makeMethods: @Sendable (ServiceEnvironment) throws -> RPCMethods
 
     public init(
         name: String, migrations: [Migration] = [], calls: [String] = [], upkeep: [Upkeep] = [], retention: [Retention] = [],
+        sealed: [SealedColumn] = [],
         makeMethods: @escaping @Sendable (ServiceEnvironment) throws -> RPCMethods = { _ in RPCMethods() }
     ) {
         self.name = name
@@ -30,6 +34,7 @@ public struct ServiceDefinition: Sendable {
         self.calls = calls
         self.upkeep = upkeep
         self.retention = retention
+        self.sealed = sealed
         self.makeMethods = makeMethods
     }
 }
@@ -99,6 +104,9 @@ public enum ServiceHost {
             if let (kind, arguments) = try ProbeKind.requested(in: Array(CommandLine.arguments.dropFirst())) {
                 exit(await ServiceProbe.run(kind, service: definition.name, configuration: try Configuration(arguments: arguments)))
             }
+            if let (command, arguments) = try SealingCommand.requested(in: Array(CommandLine.arguments.dropFirst())) {
+                exit(await command.run(service: definition.name, configuration: try Configuration(arguments: arguments)))
+            }
         } catch {
             FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
             exit(2)
@@ -115,7 +123,8 @@ public enum ServiceHost {
     /// Everything a replica of `definition` answers: its own methods and the system ones.
     public static func methods(of definition: ServiceDefinition, environment: ServiceEnvironment) throws -> RPCMethods {
         var methods = try definition.makeMethods(environment)
-        methods.merge(SystemMethods.make(environment: environment, keepsRetentionTotals: !definition.retention.isEmpty))
+        methods.merge(
+            try SystemMethods.make(environment: environment, keepsRetentionTotals: !definition.retention.isEmpty, sealed: definition.sealed))
         return methods
     }
 

@@ -13,14 +13,7 @@ enum ServiceProbe {
         var logger = Logger(label: "probe")
         logger.logLevel = .critical
         do {
-            let instance = try configuration[RuntimeKey.instance] ?? replicaOfThisHost(service: service, configuration: configuration)
-            var endpoint = try ServiceHost.listenEndpoint(service: service, instance: instance, configuration: configuration)
-            // A replica listening on every address is asked on this host's own.
-            if case .tcp(let host, let port) = endpoint, host == "0.0.0.0" || host == "::" { endpoint = .tcp(host: "127.0.0.1", port: port) }
-            // As any caller: over TCP with the replica's own mutual-TLS material, which its service accepts.
-            var probeConfiguration = configuration
-            probeConfiguration.set(RuntimeKey.endpoints(of: service), endpoint.description)
-            let client = try RPCClient.platform(for: [service], configuration: probeConfiguration, logger: logger)
+            let client = try clientOfThisReplica(service: service, configuration: configuration, logger: logger)
             defer { client.shutdown() }
             let health = try await client.call(
                 SystemMethods.health, on: service, context: .background("probe", timeout: 5), timeout: .seconds(5))
@@ -34,6 +27,19 @@ enum ServiceProbe {
             FileHandle.standardError.write(Data("\(service): \(kind.rawValue) probe failed: \(error)\n".utf8))
             return 1
         }
+    }
+
+    /// A client that calls only the replica this environment describes (`CUSTODIAN_LISTEN`, or the runtime directory and
+    /// `CUSTODIAN_INSTANCE`, or else this host's one replica), as any caller: over TCP with the replica's own mutual-TLS
+    /// material, which its service accepts. Shut it down after use.
+    static func clientOfThisReplica(service: String, configuration: Configuration, logger: Logger) throws -> RPCClient {
+        let instance = try configuration[RuntimeKey.instance] ?? replicaOfThisHost(service: service, configuration: configuration)
+        var endpoint = try ServiceHost.listenEndpoint(service: service, instance: instance, configuration: configuration)
+        // A replica listening on every address is asked on this host's own.
+        if case .tcp(let host, let port) = endpoint, host == "0.0.0.0" || host == "::" { endpoint = .tcp(host: "127.0.0.1", port: port) }
+        var callerConfiguration = configuration
+        callerConfiguration.set(RuntimeKey.endpoints(of: service), endpoint.description)
+        return try RPCClient.platform(for: [service], configuration: callerConfiguration, logger: logger)
     }
 
     /// Without `CUSTODIAN_LISTEN` or `CUSTODIAN_INSTANCE`, the replica is named after its host and process id

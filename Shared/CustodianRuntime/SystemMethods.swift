@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The methods every service answers, over its own database.
 extension SystemMethods {
-    static func make(environment: ServiceEnvironment, keepsRetentionTotals: Bool = false) -> RPCMethods {
+    static func make(environment: ServiceEnvironment, keepsRetentionTotals: Bool = false, sealed: [SealedColumn] = []) throws -> RPCMethods {
         var methods = RPCMethods()
         methods.register(health) { _, context in
             let reachable = await databaseReachable(environment.database, context: context)
@@ -28,6 +28,10 @@ extension SystemMethods {
                     .init(dataClass: name, passes: passes, deleted: deleted, lastPass: lastPass, lastCutoff: lastCutoff, lastDeleted: lastDeleted))
             }
             return RetentionTotals(service: environment.name, classes: classes)
+        }
+        let sealing = try SealedValuesReport(environment: environment, columns: sealed)
+        methods.register(Self.sealing) { request, context in
+            try await sealing.answer(reseal: request.reseal == true, logger: context.logger)
         }
         methods.register(version) { _, _ in
             Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)

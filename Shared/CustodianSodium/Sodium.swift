@@ -159,18 +159,72 @@ public enum Sodium {
 
     /// A 32-byte key from a password and a 16-byte salt, Argon2id with the interactive limits.
     public static func deriveKey(password: String, salt: [UInt8]) throws -> [UInt8] {
+        try deriveKey(passphrase: password, salt: salt, limits: .interactive)
+    }
+
+    /// Argon2id v1.3 limits: libsodium's named ones, or as a file records them.
+    public struct WorkLimits: Sendable, Equatable {
+        public var operations: UInt64
+        public var memoryBytes: Int
+
+        public init(operations: UInt64, memoryBytes: Int) {
+            self.operations = operations
+            self.memoryBytes = memoryBytes
+        }
+
+        /// 2 passes over 64 MiB: what a phone or a login meets in well under a second.
+        public static let interactive = WorkLimits(
+            operations: UInt64(crypto_pwhash_argon2id_OPSLIMIT_INTERACTIVE), memoryBytes: Int(crypto_pwhash_argon2id_MEMLIMIT_INTERACTIVE))
+        /// 3 passes over 256 MiB: for a key that guards many secrets and is derived rarely.
+        public static let moderate = WorkLimits(
+            operations: UInt64(crypto_pwhash_argon2id_OPSLIMIT_MODERATE), memoryBytes: Int(crypto_pwhash_argon2id_MEMLIMIT_MODERATE))
+    }
+
+    /// A 32-byte key from a passphrase (its UTF-8 bytes as given) and a 16-byte salt, Argon2id v1.3 with `limits`.
+    public static func deriveKey(passphrase: String, salt: [UInt8], limits: WorkLimits) throws -> [UInt8] {
         try ready()
         try check(salt, Int(crypto_pwhash_SALTBYTES), "salt")
         var key = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(password.utf8CString.dropLast())
+        let bytes = Array(passphrase.utf8CString.dropLast())
         guard
             crypto_pwhash(
-                &key, 32, bytes, UInt64(bytes.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13) == 0
+                &key, 32, bytes, UInt64(bytes.count), salt, limits.operations, limits.memoryBytes, crypto_pwhash_ALG_ARGON2ID13) == 0
         else {
             throw Failure.hashingFailed
         }
         return key
+    }
+
+    // MARK: XChaCha20-Poly1305 (IETF AEAD)
+
+    public static let xChaChaNonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    public static let xChaChaTagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+
+    /// ciphertext ‖ tag of `message` under a 32-byte key and a 24-byte nonce, authenticating `additionalData`.
+    public static func xChaChaSeal(_ message: [UInt8], additionalData: [UInt8], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(key, Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES), "XChaCha20-Poly1305 key")
+        try check(nonce, xChaChaNonceLength, "XChaCha20-Poly1305 nonce")
+        var cipher = [UInt8](repeating: 0, count: message.count + xChaChaTagLength)
+        var length: UInt64 = 0
+        crypto_aead_xchacha20poly1305_ietf_encrypt(
+            &cipher, &length, message, UInt64(message.count), additionalData, UInt64(additionalData.count), nil, nonce, key)
+        return Array(cipher.prefix(Int(length)))
+    }
+
+    /// The message of ``xChaChaSeal(_:additionalData:nonce:key:)``'s output, or ``Failure/decryptionFailed``.
+    public static func xChaChaOpen(_ cipher: [UInt8], additionalData: [UInt8], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        try ready()
+        try check(key, Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES), "XChaCha20-Poly1305 key")
+        try check(nonce, xChaChaNonceLength, "XChaCha20-Poly1305 nonce")
+        guard cipher.count >= xChaChaTagLength else { throw Failure.decryptionFailed }
+        var message = [UInt8](repeating: 0, count: max(1, cipher.count - xChaChaTagLength))
+        var length: UInt64 = 0
+        guard
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                &message, &length, nil, cipher, UInt64(cipher.count), additionalData, UInt64(additionalData.count), nonce, key) == 0
+        else { throw Failure.decryptionFailed }
+        return Array(message.prefix(Int(length)))
     }
 
     private static func check(_ bytes: [UInt8], _ length: Int, _ what: String) throws {

@@ -12,14 +12,11 @@ struct PlatformProgramsTests {
     static func programs(_ environment: [String: String] = [:], replicas: String = "devices=2") throws -> [Supervisor.Program] {
         let urls = Dictionary(
             uniqueKeysWithValues: ["auth", "vault", "routes", "devices", "statistics", "links"].map { service in
-                (
-                    service,
-                    DatabaseURL(host: "127.0.0.1", port: 5432, username: "custodian_\(service)", password: "pw-\(service)", database: "custodian")
-                )
+                (service, "/data/secrets/db-\(service).url")
             })
         let platform = PlatformPrograms(
             environment: environment, runtimeDirectory: "/data/run", parent: 4242, eventLoops: 1, publicBaseURL: "https://127.0.0.1:8443",
-            binaries: "/opt/custodian/bin", logs: "/data/logs", databaseURLs: urls, sealingKeyFile: "/data/secrets/sealing-key",
+            binaries: "/opt/custodian/bin", logs: "/data/logs", databaseURLFiles: urls, sealingKeyFile: "/data/secrets/sealing-key",
             lemonKeysFile: "/data/secrets/lemon-keys.json", gatewayEnvironment: ["CUSTODIAN_HTTP_PORT": "8443"])
         return platform.all(try ReplicaCounts(replicas))
     }
@@ -35,13 +32,14 @@ struct PlatformProgramsTests {
     }
 
     @Test func eachSecretGoesOnlyToTheServicesThatReadIt() throws {
-        // The administrator's URL `up` was given stays with `up`.
-        let programs = try Self.programs(["CUSTODIAN_DATABASE_URL": Self.adminURL])
+        // The administrator's URL `up` was given stays with `up`; each service reads its own URL from its own file.
+        let programs = try Self.programs(["CUSTODIAN_DATABASE_URL": Self.adminURL, "CUSTODIAN_DATABASE_URL_FILE": "/data/admin-database.url"])
         for program in programs {
             let service = String(program.name.prefix { $0 != "-" })
             let environment = program.environment
-            let expectedURL: String? = service == "gateway" ? nil : "postgres://custodian_\(service):pw-\(service)@127.0.0.1:5432/custodian"
-            #expect(environment["CUSTODIAN_DATABASE_URL"] == expectedURL, "\(program.name)")
+            #expect(environment["CUSTODIAN_DATABASE_URL"] == nil, "\(program.name)")
+            let expectedFile: String? = service == "gateway" ? nil : "/data/secrets/db-\(service).url"
+            #expect(environment["CUSTODIAN_DATABASE_URL_FILE"] == expectedFile, "\(program.name)")
             let sealing = ["auth", "vault", "routes", "devices", "links"].contains(service)
             #expect(environment["CUSTODIAN_SEALING_KEY_FILE"] == (sealing ? "/data/secrets/sealing-key" : nil), "\(program.name)")
             #expect(environment["CUSTODIAN_LEMON_KEYS_FILE"] == (service == "auth" ? "/data/secrets/lemon-keys.json" : nil), "\(program.name)")

@@ -10,12 +10,13 @@ struct MutualTLSTests {
     static let authority = Result { try ClusterCertificates(name: "Custodian test CA") }
 
     /// A `devices` replica on TCP with its certificate, accepting `allowed`; `body` gets its endpoint and call count.
+    /// `tls`: the server's own, instead of one of ``authority`` for `names`.
     func withTLSServer(
-        named names: [String] = ["devices", "devices-rpc.custodian.svc"], allowed: Set<String>? = ["gateway"],
+        named names: [String] = ["devices", "devices-rpc.custodian.svc"], allowed: Set<String>? = ["gateway"], tls given: RPCTLS? = nil,
         _ body: @Sendable (Endpoint, StartedCalls) async throws -> Void
     ) async throws {
         let started = StartedCalls()
-        let tls = try Self.authority.get().tls(for: names)
+        let tls = try given ?? Self.authority.get().tls(for: names)
         let server = RPCServer(
             configuration: .init(endpoint: .tcp(host: "127.0.0.1", port: 0), tls: tls, allowedCallers: allowed),
             methods: testMethods(started: started), logger: testLogger)
@@ -42,8 +43,8 @@ struct MutualTLSTests {
         return RPCClient(services: ["devices": .endpoints([endpoint])], settings: settings, logger: testLogger)
     }
 
-    func echo(_ client: RPCClient) async throws -> Echo {
-        try await client.call("devices", "test.echo", input: Echo(text: "over TLS"), context: context(timeout: 20), as: Echo.self)
+    func echo(_ client: RPCClient, timeout: TimeInterval = 20) async throws -> Echo {
+        try await client.call("devices", "test.echo", input: Echo(text: "over TLS"), context: context(timeout: timeout), as: Echo.self)
     }
 
     @Test func aCallerWithItsCertificateIsServed() async throws {

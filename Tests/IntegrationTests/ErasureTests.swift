@@ -156,14 +156,7 @@ extension PlatformTests {
             let ourSubmission = "SELECT count(*) FROM statistics.submissions WHERE country = 'CY' AND negative_test_date = '2020-04-02 08:17:13+00'"
             #expect(try platform.sql(ourSubmission) == "1")
 
-            let reportPath = NSTemporaryDirectory() + "erasure-loadgen-\(UUID().uuidString).json"
-            defer { try? FileManager.default.removeItem(atPath: reportPath) }
-            async let load = platform.custodian([
-                "loadgen", "--server", platform.baseURL, "--data-dir", platform.dataDirectory, "--report", reportPath, "--scenario", "mixed",
-                // A steady trickle rather than as fast as it can: the rest of the suite shares this platform and the
-                // machine, and the proof needs writes that race the erasures, not a flood.
-                "--duration", "8s", "--rate", "15", "--ramp-up", "1s", "--clients", "2",
-            ])
+            async let load = platform.loadgen(RunningPlatform.gentleLoad(for: "8s"))
             try await Task.sleep(for: .seconds(3))
             let erasures = [
                 try await platform.request(.DELETE, "/admin/v1/accounts/\(twomes.pseudonym)", admin: true),
@@ -185,14 +178,9 @@ extension PlatformTests {
             #expect(lemonDeleted.status == 0, "\(lemonDeleted.stderr)")
             // Everyone else's acknowledged writes are all there, each once.
             #expect(run.status == 0, "\(run.output)")
-            let report = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
-            let checks = try #require(report?["verification"] as? [[String: Any]])
+            let checks = try #require(run.report, "\(run.output)").verification
             #expect(checks.count == 5, "\(checks)")
-            for check in checks {
-                #expect(
-                    (check["acknowledged"] as? Int ?? 0) > 0 && check["lost"] as? Int == 0 && check["duplicated"] as? Int == 0
-                        && check["found"] as? Int == check["acknowledged"] as? Int, "\(check)")
-            }
+            #expect(checks.allSatisfy { $0.acknowledged > 0 && $0.lost == 0 && $0.duplicated == 0 && $0.found == $0.acknowledged }, "\(checks)")
 
             // Nothing of the four is left: not in the database, and not in any service's log.
             let dump = try Self.dumpWithoutAudit()

@@ -94,7 +94,7 @@ extension OneAtATime {
             #expect(try await Self.answers(before, second).map(\.status) == [200, 200])
 
             // The load generator's apps and users log in before the rotation and keep their tokens through it.
-            async let load = platform.gentleLoad(seconds: 16)
+            async let load = platform.loadgen(RunningPlatform.gentleLoad(for: "16s"))
             try await Task.sleep(for: .seconds(4))
 
             let rotated = try await Self.rotate([])
@@ -131,8 +131,11 @@ extension OneAtATime {
                 #expect(try await Self.answers(token, second).map(\.status) == [200, 200])
             }
 
-            let report = try await load
-            #expect(report.total.operations > 100)
+            let run = try await load
+            #expect(run.status == 0, "\(run.output)")
+            let report = try #require(run.report, "\(run.output)")
+            #expect(report.total.errors == 0 && report.total.operations > 100, "\(report.total)")
+            #expect(report.nothingLost, "\(report.verification)")
 
             // Retiring the old key is refused while its tokens may be valid; forced, the gateways refuse them within the max age,
             // with the API's own 401, and the new key's tokens go on working.

@@ -7,41 +7,10 @@ import Testing
 extension OneAtATime {
     @Suite("Load generator and benchmarks", .serialized, .runningPlatform)
     struct LoadTests {
-        struct Report: Decodable {
-            struct Summary: Decodable {
-                var operations: Int
-                var errors: Int
-                var p99Milliseconds: Double
-                var statuses: [String: Int]
-            }
-
-            struct Check: Decodable {
-                var scenario: String
-                var acknowledged: Int
-                var found: Int
-                var lost: Int
-                var duplicated: Int
-            }
-
-            var total: Summary
-            var scenarios: [String: Summary]
-            var verification: [Check]
-            var memory: [String: [String: Int]]
-            var durationSeconds: Double
-        }
-
-        func loadgen(_ arguments: [String]) async throws -> Report {
-            let platform = try platform
-            let reportPath = NSTemporaryDirectory() + "loadgen-\(UUID().uuidString).json"
-            defer { try? FileManager.default.removeItem(atPath: reportPath) }
-            let run = try await platform.custodian(
-                [
-                    "loadgen", "--server", platform.baseURL, "--data-dir", platform.dataDirectory,
-                    "--report", reportPath,
-                ] + arguments)
+        func loadgen(_ arguments: [String]) async throws -> LoadReport {
+            let run = try await platform.loadgen(arguments)
             #expect(run.status == 0, "\(run.output)")
-            let data = try #require(FileManager.default.contents(atPath: reportPath), "no report: \(run.output)")
-            return try JSONDecoder().decode(Report.self, from: data)
+            return try #require(run.report, "no report: \(run.output)")
         }
 
         @Test(arguments: ["twomes", "opensense", "vault", "lemon", "geotag"])

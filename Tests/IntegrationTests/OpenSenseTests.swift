@@ -77,6 +77,14 @@ extension PlatformTests {
             let current = try await platform.request(.GET, "/config")
             #expect(current.json?["name"] as? String == "study-2")
             #expect(current.json?["version"] as? Int == version)
+            // A configuration change is an audited admin action: who published it, and with what outcome.
+            let audited = try await platform.request(.GET, "/admin/v1/audit?action=PUT%20/admin/v1/opensense/config", admin: true)
+            let entries = audited.json?["entries"] as? [[String: Any]] ?? []
+            #expect(
+                entries.contains {
+                    $0["phase"] as? String == "end" && $0["status"] as? Int == 200 && $0["identity_label"] as? String == "custodian up"
+                },
+                "\(audited.text)")
 
             let invalid: [(String, String)] = [
                 (#"{"name":"x","colour":"red"}"#, "unknown configuration keys: colour"),

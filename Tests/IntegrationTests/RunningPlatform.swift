@@ -42,9 +42,12 @@ final class RunningPlatform: Sendable {
 
     /// `restartDelay`: seconds before the supervisor restarts a service that exited; a suite that watches the outage
     /// in between wants it longer than a loaded machine may stall the test process.
-    static func start(settings: [String: String] = defaultSettings, restartDelay: Int = 3) async throws -> RunningPlatform {
+    /// `dataDirectory`: start on this one (a restored backup) instead of a new one. `arguments` go to `custodian up`.
+    static func start(
+        settings: [String: String] = defaultSettings, restartDelay: Int = 3, dataDirectory given: String? = nil, arguments: [String] = []
+    ) async throws -> RunningPlatform {
         let binaries = try binaryDirectory()
-        let dataDirectory = "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())"
+        let dataDirectory = given ?? newDataDirectory()
         let outputPath = dataDirectory + ".out"
         let port = try FreePort.find()
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
@@ -52,7 +55,7 @@ final class RunningPlatform: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaries + "/custodian")
-        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", String(restartDelay)]
+        process.arguments = ["up", "--data-dir", dataDirectory, "--port", String(port), "--restart-delay", String(restartDelay)] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["CUSTODIAN_DATABASE_URL"] = nil
         environment.merge(settings) { _, new in new }
@@ -110,6 +113,9 @@ final class RunningPlatform: Sendable {
     }
 
     var output: String { Self.read(outputPath) }
+
+    /// A data directory path of the kind `start` makes (not made yet).
+    static func newDataDirectory() -> String { "/tmp/cit-\(UUID().uuidString.prefix(8).lowercased())" }
 
     private static func read(_ path: String) -> String {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -265,15 +271,35 @@ final class RunningPlatform: Sendable {
         guard let sealed = Data(base64Encoded: sealedText.replacingOccurrences(of: "\n", with: "")) else {
             throw PlatformError("no sealed key \(kid)")
         }
-        let key = try String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8)
-        return try Sealer(base64: key).open(sealed, context: "auth-signing-key:\(kid)")
+        return try sealer().open(sealed, context: "auth-signing-key:\(kid)")
+    }
+
+    /// The deployment's sealer, with the keys its key file holds now.
+    func sealer() throws -> Sealer {
+        try Sealer(keyringText: String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8))
     }
 
     /// The SQL literal of the key `auth` counts failed logins for `email` under: its keyed digest, as the service makes it.
     func loginFailureKey(_ email: String) throws -> String {
-        let key = try String(contentsOfFile: dataDirectory + "/secrets/sealing-key", encoding: .utf8)
-        let digest = try Sealer(base64: key).digest(email, context: "auth-login-failures")
+        let digest = try sealer().digest(email, context: "auth-login-failures")
         return "decode('\(digest.map { String(format: "%02x", $0) }.joined())', 'hex')"
+    }
+
+    // MARK: Load
+
+    /// `custodian loadgen ARGUMENTS` against this platform: its exit status, its output and its JSON report.
+    func loadgen(_ arguments: [String]) async throws -> LoadRun {
+        let reportPath = NSTemporaryDirectory() + "loadgen-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: reportPath) }
+        let run = try await custodian(["loadgen", "--server", baseURL, "--data-dir", dataDirectory, "--report", reportPath] + arguments)
+        let report = try FileManager.default.contents(atPath: reportPath).map { try JSONDecoder().decode(LoadReport.self, from: $0) }
+        return LoadRun(status: run.status, output: run.output, report: report)
+    }
+
+    /// A steady trickle of every flow for `duration` rather than as fast as it can: the rest of the suite shares the
+    /// machine, and a proof that nothing fails during an operation needs requests that race it, not a flood.
+    static func gentleLoad(for duration: String) -> [String] {
+        ["--scenario", "mixed", "--duration", duration, "--rate", "15", "--ramp-up", "1s", "--clients", "2"]
     }
 
     // MARK: RPC
@@ -303,6 +329,41 @@ final class RunningPlatform: Sendable {
         guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw PlatformError("no pid for \(service)") }
         return pid
     }
+}
+
+/// What `custodian loadgen` did: ``RunningPlatform/loadgen(_:)``.
+struct LoadRun: Sendable {
+    var status: Int32
+    var output: String
+    /// Nil when it wrote none (it stopped before the load).
+    var report: LoadReport?
+}
+
+/// The parts of `custodian loadgen --report FILE` the tests read.
+struct LoadReport: Decodable, Sendable {
+    struct Summary: Decodable, Sendable {
+        var operations: Int
+        var errors: Int
+        var p99Milliseconds: Double
+        var statuses: [String: Int]
+    }
+
+    struct Check: Decodable, Sendable {
+        var scenario: String
+        var acknowledged: Int
+        var found: Int
+        var lost: Int
+        var duplicated: Int
+    }
+
+    var total: Summary
+    var scenarios: [String: Summary]
+    var verification: [Check]
+    var memory: [String: [String: Int]]
+    var durationSeconds: Double
+
+    /// Every write the run was told had been stored was read back exactly once.
+    var nothingLost: Bool { verification.allSatisfy { $0.lost == 0 && $0.duplicated == 0 && $0.found == $0.acknowledged } }
 }
 
 struct PlatformError: Error, CustomStringConvertible {

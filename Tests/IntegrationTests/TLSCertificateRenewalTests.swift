@@ -109,7 +109,7 @@ extension OneAtATime {
             // issues them), so that a connection they open at any moment finds a certificate it accepts.
             let trusted = scratch + "/trusted.pem"
             try [original, first.certificate, second.certificate].joined(separator: "\n").write(toFile: trusted, atomically: true, encoding: .utf8)
-            async let load = platform.gentleLoad(seconds: 14, extra: ["--ca-file", trusted])
+            async let load = platform.loadgen(RunningPlatform.gentleLoad(for: "14s") + ["--ca-file", trusted])
             try await Task.sleep(for: .seconds(3))
 
             try Self.install(certificate: first.certificate, key: first.key)
@@ -138,8 +138,11 @@ extension OneAtATime {
             let secondShown = try await Self.untilPresented(second.certificate, since: .now)
             #expect(secondShown.map { $0 <= Self.interval * 5 } == true, "the second certificate was shown after \(String(describing: secondShown))")
 
-            let report = try await load
-            #expect(report.total.operations > 100)
+            let run = try await load
+            #expect(run.status == 0, "\(run.output)")
+            let report = try #require(run.report, "\(run.output)")
+            #expect(report.total.errors == 0 && report.total.operations > 100, "\(report.total)")
+            #expect(report.nothingLost, "\(report.verification)")
             print(
                 "TLS renewal: new connections got the renewed certificate after \(String(describing: firstShown)) and "
                     + "\(String(describing: secondShown)) (checked every 1 s); loadgen: \(report.total.operations) requests, "

@@ -86,6 +86,15 @@ struct DatabaseCommitTests {
         }
     }
 
+    /// Ends `connection`'s backend from another connection, as a fast shutdown of PostgreSQL does, and returns once the
+    /// connection has seen it close.
+    static func endBackend(of connection: DatabaseConnection, from client: PostgresClient) async throws {
+        var backend = 0
+        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) { backend = pid }
+        try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
+        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
     /// What a fast shutdown of PostgreSQL does to a transaction: its backend is ended and the connection closes. The
     /// body's error reaches the caller, without a ROLLBACK sent on the closed connection, where postgres-nio would drop
     /// it and the call wait for ever (the gateway answered 504 after its whole deadline).
@@ -97,12 +106,7 @@ struct DatabaseCommitTests {
             Task {
                 do {
                     try await database.withTransaction(logger: Self.logger) { connection in
-                        var backend = 0
-                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) {
-                            backend = pid
-                        }
-                        try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
-                        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                        try await Self.endBackend(of: connection, from: client)
                         throw Ended()
                     } as Void
                     outcome.yield("committed")
@@ -130,12 +134,7 @@ struct DatabaseCommitTests {
             Task {
                 do {
                     try await database.withTransaction(logger: Self.logger) { connection in
-                        var backend = 0
-                        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: Self.logger).decode(Int.self) {
-                            backend = pid
-                        }
-                        try await Database(client: client).query("SELECT pg_terminate_backend(\(backend)::integer)", logger: Self.logger)
-                        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                        try await Self.endBackend(of: connection, from: client)
                         // Long enough for NIO to have taken the closed channel's handlers away: from then on a write is dropped.
                         try await Task.sleep(for: .milliseconds(200))
                         if kind == "query" {

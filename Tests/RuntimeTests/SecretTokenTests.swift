@@ -25,18 +25,6 @@ struct SecretTokenTests {
     }
 }
 
-@Suite("Sealed secrets")
-struct SealerTests {
-    @Test func aSealedValueOpensOnlyWithItsKeyAndContext() throws {
-        let sealer = try Sealer(base64: Sealer.generateKeyText())
-        let sealed = try sealer.seal("G@Qf2a9F4EcFV1V%Gvs72Mw65nQG2WL05pJFJUQ4", context: "opensense:device-1")
-        #expect(try sealer.open(sealed, context: "opensense:device-1") == "G@Qf2a9F4EcFV1V%Gvs72Mw65nQG2WL05pJFJUQ4")
-        #expect(throws: (any Error).self) { try sealer.open(sealed, context: "opensense:device-2") }
-        #expect(throws: (any Error).self) { try Sealer(base64: Sealer.generateKeyText()).open(sealed, context: "opensense:device-1") }
-        #expect(throws: SealerError.self) { try Sealer(base64: "c2hvcnQ=") }
-    }
-}
-
 @Suite("Hex")
 struct HexTests {
     @Test func everyByteIsTwoLowercaseDigitsAndReadsBack() {

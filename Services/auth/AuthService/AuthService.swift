@@ -14,8 +14,10 @@ import JWTKit
 public enum AuthService {
     public static let migrations = AuthMigrations.all
 
-    public static let definition = ServiceDefinition(name: "auth", migrations: migrations, calls: ["vault", "statistics"]) { environment in
-        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+    public static let definition = ServiceDefinition(
+        name: "auth", migrations: migrations, calls: ["vault", "statistics"], sealed: [SigningKeys.sealed, LemonSessions.sealed]
+    ) { environment in
+        let sealer = try Sealer(configuration: environment.configuration)
         let adminTokens = AdminTokens(database: environment.database)
         let keySetMaxAge = try environment.configuration.duration("CUSTODIAN_JWT_KEY_SET_MAX_AGE", default: .seconds(60))
         guard keySetMaxAge >= .seconds(1), keySetMaxAge <= .seconds(3600) else {

@@ -37,7 +37,9 @@ actor SigningKeys {
     /// one more for slow fetches and clocks that differ.
     var publicationDelay: Duration { keySetMaxAge * 2 }
 
-    static func sealingContext(_ kid: String) -> String { "auth-signing-key:\(kid)" }
+    static let sealed = SealedColumn(table: "auth.signing_keys", column: "private_key_sealed", key: "kid", contextPrefix: "auth-signing-key:")
+
+    static func sealingContext(_ kid: String) -> String { sealed.context(kid) }
 
     func signingKey(logger: Logger) async throws -> SigningKey {
         let keys = try await scheduledKeys(logger: logger)

@@ -9,9 +9,8 @@ public struct Custodian: AsyncParsableCommand {
         abstract: "Runs and administers the Custodian platform.",
         version: CustodianVersion.current,
         subcommands: [
-            Up.self, Restart.self, Setup.self, Admin.self, Erase.self, Detach.self, AuditCommand.self, Rotate.self, Vault.self, RouteCommand.self,
-            Lemon.self,
-            Stats.self,
+            Up.self, Restart.self, Setup.self, Rotate.self, Admin.self, Erase.self, Detach.self, AuditCommand.self, Vault.self, RouteCommand.self,
+            Lemon.self, Stats.self, BackupCommand.self, RestoreCommand.self,
             GeotagCommand.self, Loadgen.self, Bench.self, BenchBaseline.self,
         ])
 

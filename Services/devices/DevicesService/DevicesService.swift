@@ -8,7 +8,7 @@ import CustodianSecurity
 public enum DevicesService {
     public static let definition = ServiceDefinition(
         name: "devices", migrations: DevicesMigrations.all, calls: ["links"], upkeep: [MeasurementPartitions.upkeep],
-        retention: DevicesRetention.all
+        retention: DevicesRetention.all, sealed: [TwomesDevices.sealed, OpenSense.sealed]
     ) { environment in
         let database = environment.database
         let sessions = Sessions(database: database)
@@ -19,7 +19,7 @@ public enum DevicesService {
         let measurements = Measurements(database: database, sessions: sessions)
         let deviceTypes = DeviceTypes(database: database)
         let researcher = ResearcherAccounts(database: database)
-        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let sealer = try Sealer(configuration: environment.configuration)
         let devices = TwomesDevices(database: database, sessions: sessions, sealer: sealer)
         let openSense = OpenSense(database: database, sealer: sealer)
         let openSenseAdmin = OpenSenseAdmin(database: database, sealer: sealer)

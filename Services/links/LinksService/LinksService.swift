@@ -9,13 +9,14 @@ public enum LinksService {
     public static let definition = ServiceDefinition(
         name: "links", migrations: LinksMigrations.all, upkeep: [ShortLinks.expiredRowsUpkeep],
         // Any link, expired or not, once older than configured; expired ones go a week after they expire regardless.
-        retention: [Retention("short_links", table: "links.short_links", key: "code", timeColumn: "created_at")]
+        retention: [Retention("short_links", table: "links.short_links", key: "code", timeColumn: "created_at")],
+        sealed: [ShortLinks.sealed]
     ) {
         environment in
         let links = try ActivationLinks(configuration: environment.configuration.all)
         let shortLinks = ShortLinks(
             database: environment.database, settings: try ShortLinkSettings(configuration: environment.configuration),
-            sealer: try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey)))
+            sealer: try Sealer(configuration: environment.configuration))
         var methods = RPCMethods()
         methods.register(LinksMethods.activationMint) { input, context in
             guard input.kind == "account" else {

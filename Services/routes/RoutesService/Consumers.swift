@@ -126,8 +126,12 @@ public struct Consumers: Sendable {
         return nil
     }
 
+    /// A revoked consumer's secret is wiped to an empty value, which holds nothing to re-seal.
+    static let sealed = SealedColumn(
+        table: "routes.consumers", column: "secret_sealed", key: "consumer_key", contextPrefix: "routes-consumer-secret:")
+
     /// Binds a sealed secret to its consumer, so that it opens for no other row.
-    static func sealingContext(_ key: String) -> String { "routes-consumer-secret:\(key)" }
+    static func sealingContext(_ key: String) -> String { sealed.context(key) }
 
     static func iso(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
 }

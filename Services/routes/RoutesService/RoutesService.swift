@@ -8,9 +8,9 @@ import CustodianSecurity
 public enum RoutesService {
     public static let migrations = RoutesMigrations.all
 
-    public static let definition = ServiceDefinition(name: "routes", migrations: migrations) { environment in
+    public static let definition = ServiceDefinition(name: "routes", migrations: migrations, sealed: [Consumers.sealed]) { environment in
         let database = environment.database
-        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let sealer = try Sealer(configuration: environment.configuration)
         let consumers = Consumers(database: database, sealer: sealer)
         let verifier = SignatureVerifier(consumers: consumers, seen: SeenSignatures(database: database))
         let store = RouteStore(database: database)

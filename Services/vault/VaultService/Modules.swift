@@ -49,7 +49,11 @@ struct Modules: Sendable {
         return "\(moduleURL)\(separator)PIA_URL=\(encode(publicBaseURL))&APP_KEY=\(encode(uid))&APP_SECRET=\(encode(secret))"
     }
 
-    static func sealingContext(_ uid: String) -> String { "vault-module-secret:\(uid)" }
+    /// The module secrets the vault gives back in launch URLs (the repos' and users' keys are sealed with their owners'
+    /// passwords instead, which the deployment's key has nothing to do with).
+    static let sealed = SealedColumn(table: "vault.modules", column: "secret_sealed", key: "uid", contextPrefix: "vault-module-secret:")
+
+    static func sealingContext(_ uid: String) -> String { sealed.context(uid) }
 
     /// For auth's client-credentials grant: the module a uid and secret belong to.
     func credentials(_ input: ModuleCredentialsInput, context: CallContext) async throws -> ModuleCredentials {

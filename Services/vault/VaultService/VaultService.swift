@@ -10,10 +10,10 @@ public enum VaultService {
     public static let definition = ServiceDefinition(
         name: "vault", migrations: VaultMigrations.all, calls: ["links"],
         // The data owner decides what their vault keeps: off unless the deployment sets an age.
-        retention: [Retention("vault_items", table: "vault.items", timeColumn: "created_at")]
+        retention: [Retention("vault_items", table: "vault.items", timeColumn: "created_at")], sealed: [Modules.sealed]
     ) { environment in
         let database = environment.database
-        let sealer = try Sealer(base64: environment.configuration.require(RuntimeKey.sealingKey))
+        let sealer = try Sealer(configuration: environment.configuration)
         let publicBaseURL = environment.configuration.string("CUSTODIAN_PUBLIC_BASE_URL", default: "https://127.0.0.1:8443")
         let keys = UserKeys(database: database)
         let modules = Modules(database: database, keys: keys, sealer: sealer, publicBaseURL: publicBaseURL, services: environment.services)

@@ -90,5 +90,8 @@ struct LemonSessions: Sendable {
         guard UUID(uuidString: input.session) != nil, UUID(uuidString: input.device) != nil else { throw Self.ended }
     }
 
-    private static func sealingContext(_ session: String) -> String { "lemon-session:" + session }
+    /// Keyed by the session's id, whose text (`id::text`) is the lower-case UUID the session was sealed for.
+    static let sealed = SealedColumn(table: "auth.lemon_sessions", column: "keys_sealed", key: "id", contextPrefix: "lemon-session:")
+
+    private static func sealingContext(_ session: String) -> String { sealed.context(session) }
 }

@@ -26,7 +26,7 @@ extension Admin {
             guard let name = CreateConsumerRequest.validName(name) else {
                 throw ValidationError("a name has 1 to 100 characters and no control characters")
             }
-            let sealer = try Sealer(base64: try sealingKey())
+            let sealer = Sealer(keyring: try SealingKeyFile.parse(try sealingKey(), source: sealingKeyFile ?? RuntimeKey.sealingKey))
             let logger = Logger(label: "custodian")
             let url = try database.url()
             let created = try await Deployment.withDatabase(url, logger: logger) { client in

@@ -18,8 +18,9 @@ enum Files {
     }
 
     /// Writes `bytes` to a file made with `mode` from the start (never readable by others in between, as a file
-    /// chmod-ed after writing would be). `exclusive`: fail if the file exists. Errors say what the system said.
-    static func create(_ bytes: [UInt8], at path: String, mode: mode_t, exclusive: Bool) throws(WriteError) {
+    /// chmod-ed after writing would be). `exclusive`: fail if the file exists. `durable`: on disk (fsync) before it
+    /// returns. Errors say what the system said.
+    static func create(_ bytes: [UInt8], at path: String, mode: mode_t, exclusive: Bool, durable: Bool = false) throws(WriteError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), mode)
         guard descriptor >= 0 else { throw WriteError(errno: errno) }
         var written = 0
@@ -32,6 +33,11 @@ enum Files {
                 throw error
             }
             written += count
+        }
+        if durable, fsync(descriptor) != 0 {
+            let error = WriteError(errno: errno)
+            close(descriptor)
+            throw error
         }
         guard close(descriptor) == 0 else { throw WriteError(errno: errno) }
     }

@@ -31,17 +31,21 @@ enum Deployment {
     }
 
     /// Gives each service its role and schema; passwords come from `<secrets>/db-<service>.password`,
-    /// generated on first use. Returns each service's own database URL.
+    /// generated on first use, for the login `<secrets>/db-<service>.login` names after a rotation (the service's own
+    /// role otherwise). Returns each service's own database URL, which is also written to `<secrets>/db-<service>.url`.
     static func provisionRoles(_ adminURL: DatabaseURL, secretsDirectory: String, logger: Logger) async throws -> [String: DatabaseURL] {
         try Files.makeDirectory(secretsDirectory)
         var roles: [DatabaseProvisioner.ServiceRole] = []
         var urls: [String: DatabaseURL] = [:]
         for service in services {
-            let path = "\(secretsDirectory)/db-\(service).password"
-            let password = Files.read(path) ?? SecretToken.generate()
-            try Files.write(password, to: path)
-            roles.append(.init(service: service, password: password))
-            urls[service] = adminURL.with(username: DatabaseProvisioner.role(for: service), password: password)
+            let files = DatabaseLoginFiles(secretsDirectory: secretsDirectory, service: service)
+            let password = Files.read(files.password) ?? SecretToken.generate()
+            try Files.write(password, to: files.password)
+            let login = try files.login()
+            roles.append(.init(service: service, password: password, login: login))
+            let url = adminURL.with(username: login, password: password)
+            try Files.write(url.urlString, to: files.url)
+            urls[service] = url
         }
         let provisioned = roles
         try await withDatabase(adminURL, logger: logger) { client in
@@ -56,7 +60,7 @@ enum Deployment {
     static func sealingKey(secretsDirectory: String) throws -> String {
         let path = secretsDirectory + "/sealing-key"
         if Files.read(path) == nil {
-            try Files.write(Sealer.generateKeyText(), to: path)
+            try Files.write(SealingKeyring.generateText(), to: path)
         }
         return path
     }
@@ -106,5 +110,32 @@ enum DatabaseName {
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
             throw CLIError("database name '\(name)' may only contain letters, digits, - and _")
         }
+    }
+}
+
+/// Where a service's database login is kept among the secrets: its password, which of its two logins is in use (after
+/// a rotation), and the URL the service's processes read (`CUSTODIAN_DATABASE_URL_FILE`).
+struct DatabaseLoginFiles {
+    let password: String
+    let loginFile: String
+    let url: String
+    let service: String
+
+    init(secretsDirectory: String, service: String) {
+        self.service = service
+        password = "\(secretsDirectory)/db-\(service).password"
+        loginFile = "\(secretsDirectory)/db-\(service).login"
+        url = "\(secretsDirectory)/db-\(service).url"
+    }
+
+    /// The login in use: the service's role unless a rotation moved it to the other.
+    func login() throws -> String {
+        guard let named = Files.read(loginFile) else { return DatabaseProvisioner.role(for: service) }
+        guard DatabaseProvisioner.logins(for: service).contains(named) else {
+            throw CLIError(
+                "\(loginFile) names '\(named)', which is not a login of \(service) (\(DatabaseProvisioner.logins(for: service).joined(separator: " or ")))"
+            )
+        }
+        return named
     }
 }

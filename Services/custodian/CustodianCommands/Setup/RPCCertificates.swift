@@ -18,10 +18,12 @@ extension Deployment {
             try Files.write(authority.keyPEM, to: authorityFolder + "/ca-key.pem")
             try Files.write(authority.certificatePEM, to: authorityFolder + "/ca.pem", mode: 0o644)
         }
+        // During a rotation (`custodian rotate rpc-ca`), every process trusts the next CA too.
+        let next = Files.read(authorityFolder + "/next/ca.pem").map { "\n" + $0 } ?? ""
         for process in Platform.services + ["gateway"] {
             let folder = "\(secretsDirectory)/\(process)/rpc"
             try Files.makeDirectory(folder, mode: 0o711)
-            try Files.write(authority.certificatePEM, to: folder + "/ca.pem", mode: 0o644)
+            try Files.write(authority.certificatePEM + next, to: folder + "/ca.pem", mode: 0o644)
             if FileManager.default.fileExists(atPath: folder + "/cert.pem"), FileManager.default.fileExists(atPath: folder + "/key.pem") { continue }
             let (certificate, key) = try authority.issue([process, "\(process)-rpc"] + domains.map { "\(process)-rpc.\($0)" })
             try Files.write(key, to: folder + "/key.pem")

@@ -9,8 +9,9 @@ struct PlatformPrograms: Sendable {
     let base: [String: String]
     let binaries: String
     let logs: String
-    /// Each service's own database URL, with its role.
-    let databaseURLs: [String: DatabaseURL]
+    /// Each service's own database URL, with its role: the file it is in, read by each process as it starts, so that a
+    /// replica started after a password rotation (`custodian rotate db-password`) logs in with the new one.
+    let databaseURLFiles: [String: String]
     let sealingKeyFile: String
     let lemonKeysFile: String
     /// The gateway's own settings: its address, TLS.
@@ -20,11 +21,12 @@ struct PlatformPrograms: Sendable {
     /// `publicBaseURL`: where short links point unless the environment says where the platform is reached from outside.
     init(
         environment: [String: String], runtimeDirectory: String, parent: pid_t, eventLoops: Int, publicBaseURL: String,
-        binaries: String, logs: String, databaseURLs: [String: DatabaseURL], sealingKeyFile: String, lemonKeysFile: String,
+        binaries: String, logs: String, databaseURLFiles: [String: String], sealingKeyFile: String, lemonKeysFile: String,
         gatewayEnvironment: [String: String]
     ) {
         var base = environment
         base[RuntimeKey.databaseURL] = nil
+        base[RuntimeKey.databaseURL + "_FILE"] = nil
         base[RuntimeKey.runtimeDirectory] = runtimeDirectory
         base[ParentWatch.key] = String(parent)
         if base[RuntimeKey.eventLoops, default: ""].isEmpty { base[RuntimeKey.eventLoops] = String(eventLoops) }
@@ -32,7 +34,7 @@ struct PlatformPrograms: Sendable {
         self.base = base
         self.binaries = binaries
         self.logs = logs
-        self.databaseURLs = databaseURLs
+        self.databaseURLFiles = databaseURLFiles
         self.sealingKeyFile = sealingKeyFile
         self.lemonKeysFile = lemonKeysFile
         self.gatewayEnvironment = gatewayEnvironment
@@ -41,7 +43,7 @@ struct PlatformPrograms: Sendable {
     /// The replica `instance` of `service` (also what `custodian restart` starts in a lone replica's place).
     func replica(of service: String, named instance: String) -> Supervisor.Program {
         var environment = base
-        environment[RuntimeKey.databaseURL] = databaseURLs[service]?.urlString
+        environment[RuntimeKey.databaseURL + "_FILE"] = databaseURLFiles[service]
         environment[RuntimeKey.instance] = instance
         // Each secret only where it is read.
         if Platform.sealingKeyReaders.contains(service) { environment[RuntimeKey.sealingKey + "_FILE"] = sealingKeyFile }

@@ -17,9 +17,16 @@ struct Restart: AsyncParsableCommand {
         guard Platform.services.contains(service) else {
             throw ValidationError("unknown service '\(service)'; the services are \(Platform.services.joined(separator: ", "))")
         }
-        let control = RestartRequests.controlDirectory(Files.absolute(dataDir))
-        guard let text = Files.read(RestartRequests.pidFile(Files.absolute(dataDir))), let pid = pid_t(text), kill(pid, 0) == 0 else {
-            throw CLIError("no `custodian up` is running with the data directory \(dataDir)")
+        try await Self.replace(service, dataDirectory: Files.absolute(dataDir), named: dataDir)
+        print("\(service): every replica replaced")
+    }
+
+    /// Asks the `custodian up` running with `dataDirectory` (as the user named it: `name`) to replace `service`'s
+    /// replicas, and returns once it has; throws when none runs or a replica did not come back.
+    static func replace(_ service: String, dataDirectory: String, named name: String) async throws {
+        let control = RestartRequests.controlDirectory(dataDirectory)
+        guard let pid = runningUp(dataDirectory) else {
+            throw CLIError("no `custodian up` is running with the data directory \(name)")
         }
         let done = "\(control)/\(service).done"
         try? FileManager.default.removeItem(atPath: done)
@@ -30,12 +37,17 @@ struct Restart: AsyncParsableCommand {
             if let outcome = Files.read(done) {
                 try? FileManager.default.removeItem(atPath: done)
                 guard outcome == "ok" else { throw CLIError("\(service): \(outcome); see `custodian up`'s output and the logs") }
-                print("\(service): every replica replaced")
                 return
             }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw CLIError("\(service): not replaced within 3 minutes; see `custodian up`'s output and the logs")
+    }
+
+    /// The process id of the `custodian up` running with `dataDirectory`, if one is.
+    static func runningUp(_ dataDirectory: String) -> pid_t? {
+        guard let text = Files.read(RestartRequests.pidFile(dataDirectory)), let pid = pid_t(text), kill(pid, 0) == 0 else { return nil }
+        return pid
     }
 }
 

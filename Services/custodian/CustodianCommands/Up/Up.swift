@@ -20,6 +20,11 @@ struct Up: AsyncParsableCommand {
     @Option(help: "Seconds to wait before restarting a service that exited.") var restartDelay: Double = 1
     @Flag(help: "Do not load the demo data (the data vault's test users, module and repo; the sample COVID-19 figures) into a new data directory.")
     var noDemo = false
+    @Option(
+        help:
+            "Copy the private cluster's WAL into this folder, for restores to a point in time with a backup's base backup (docs/backup.md)."
+    )
+    var walArchive: String?
     @Option(help: "Replicas of services, e.g. devices=3,vault=2; one of each other (default: CUSTODIAN_REPLICAS).")
     var replicas: String?
 
@@ -45,6 +50,9 @@ struct Up: AsyncParsableCommand {
         var cluster: PostgresCluster?
         let adminURL: DatabaseURL
         if let given = databaseURL ?? ProcessInfo.processInfo.environment[RuntimeKey.databaseURL] {
+            guard walArchive == nil else {
+                throw ValidationError("--wal-archive sets up the private cluster's archiving; for your own PostgreSQL, set archive_command there")
+            }
             adminURL = try DatabaseURL(given)
             TerminalOutput.say("postgres   using \(adminURL)")
         } else {
@@ -52,7 +60,7 @@ struct Up: AsyncParsableCommand {
             let fresh = !privateCluster.isInitialised
             try privateCluster.initialiseIfNeeded()
             // Each replica holds a pool of its own (CUSTODIAN_DATABASE_POOL_SIZE, 10 by default).
-            try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10))
+            try privateCluster.start(maximumConnections: max(100, 20 + replicaCounts.total * 10), walArchive: walArchive.map(Files.absolute))
             cluster = privateCluster
             adminURL = privateCluster.adminURL
             let started = fresh ? "initialised and started" : "started"
@@ -67,7 +75,7 @@ struct Up: AsyncParsableCommand {
 
         try Files.write(adminURL.urlString, to: dataDirectory + "/" + Self.adminDatabaseURLFile)
         try await Deployment.ensureDatabase(adminURL, logger: logger)
-        let serviceURLs = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
+        _ = try await Deployment.provisionRoles(adminURL, secretsDirectory: secrets, logger: logger)
         let adminTokenPath = dataDirectory + "/admin-token"
         if !FileManager.default.fileExists(atPath: adminTokenPath),
             let token = try await Deployment.bootstrapAdminToken(
@@ -94,7 +102,7 @@ struct Up: AsyncParsableCommand {
             gatewayEnvironment["CUSTODIAN_TLS_KEY"] = key
         }
 
-        let runtime = runtimeDirectory(dataDirectory)
+        let runtime = Self.runtimeDirectory(dataDirectory)
         try? FileManager.default.removeItem(atPath: runtime)  // sockets of an earlier run are stale
         try Files.makeDirectory(runtime)
         try Files.makeDirectory(dataDirectory + "/pids", mode: 0o755)
@@ -104,7 +112,9 @@ struct Up: AsyncParsableCommand {
         let binaries = try executableDirectory()
         let platform = PlatformPrograms(
             environment: ProcessInfo.processInfo.environment, runtimeDirectory: runtime, parent: getpid(), eventLoops: Self.eventLoopsPerProcess,
-            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs, databaseURLs: serviceURLs,
+            publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs,
+            databaseURLFiles: Dictionary(
+                uniqueKeysWithValues: Platform.services.map { ($0, DatabaseLoginFiles(secretsDirectory: secrets, service: $0).url) }),
             sealingKeyFile: sealingKey, lemonKeysFile: lemonKeys, gatewayEnvironment: gatewayEnvironment)
         let programs = platform.all(replicaCounts)
 
@@ -137,8 +147,8 @@ struct Up: AsyncParsableCommand {
     /// request, 1 loop each 38 and 14, and served 23k instead of 25k requests/s.
     static var eventLoopsPerProcess: Int { max(1, System.coreCount / 2) }
 
-    /// `<data dir>/run`, unless socket paths there would pass the kernel's limit.
-    private func runtimeDirectory(_ dataDirectory: String) -> String {
+    /// `<data dir>/run`, unless socket paths there would pass the kernel's limit (then a folder in /tmp named after it).
+    static func runtimeDirectory(_ dataDirectory: String) -> String {
         let preferred = dataDirectory + "/run"
         let longest = "\(preferred)/statistics/statistics.sock"
         if longest.utf8.count <= 100 { return preferred }

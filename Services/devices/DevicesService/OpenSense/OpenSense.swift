@@ -28,7 +28,9 @@ struct OpenSense: Sendable {
         throw RPCError(.conflict, reason: "device_already_registered", message: "Device already registered")
     }
 
-    static func sealingContext(_ deviceID: String) -> String { "opensense-key:\(deviceID)" }
+    static let sealed = SealedColumn(table: "devices.opensense_devices", column: "key_sealed", key: "device_id", contextPrefix: "opensense-key:")
+
+    static func sealingContext(_ deviceID: String) -> String { sealed.context(deviceID) }
 
     /// GET /config: the current configuration document (each was checked when it was published).
     func config(context: CallContext) async throws -> OpenSenseConfiguration {

@@ -13,7 +13,10 @@ struct TwomesDevices: Sendable {
     let sessions: Sessions
     let sealer: Sealer
 
-    static func sealingContext(_ name: String) -> String { "twomes-device-activation:\(name)" }
+    static let sealed = SealedColumn(
+        table: "devices.devices", column: "activation_token_sealed", key: "name", contextPrefix: "twomes-device-activation:")
+
+    static func sealingContext(_ name: String) -> String { sealed.context(name) }
 
     private static let deviceColumns = """
         d.id, d.name, t.name, t.display_name, t.installation_manual_url, d.created_on, d.activated_on

@@ -24,7 +24,10 @@ struct ShortLinks: Sendable {
     /// Seals each app URL, which may carry a secret, bound to its code.
     let sealer: Sealer
 
-    static func sealingContext(_ code: String) -> String { "links-short-link:\(code)" }
+    /// Links made before app URLs were sealed keep theirs in `app_url`, in the clear, and have no sealed value.
+    static let sealed = SealedColumn(table: "links.short_links", column: "app_url_sealed", key: "code", contextPrefix: "links-short-link:")
+
+    static func sealingContext(_ code: String) -> String { sealed.context(code) }
 
     /// An expired link answers 410 for a week, so that a person following an old one learns it expired rather than
     /// that it never was; after that its row (and the app URL it sealed) goes.
