@@ -1,4 +1,5 @@
 import CustodianJSON
+import CustodianRPC
 
 /// The typed input of a routed method (docs/rpc.md, "Typed routed methods"). Its coded form is the request as the
 /// gateway forwards it (``HTTPInput``'s: `body`, `path`, `query`, `headers`, `cursor`): `init(from:)` reads what the
@@ -85,6 +86,16 @@ public struct RequestReader {
     /// A whole-number query parameter within `range` (``QueryParameter/integer(_:name:default:in:)``).
     public func integerQuery(_ name: String, default defaultValue: Int64, in range: ClosedRange<Int64>) throws -> Int64 {
         try QueryParameter.integer(singleQuery(name), name: name, default: defaultValue, in: range)
+    }
+
+    /// A query parameter that is `true` or `false`: nil when absent, a 400 for anything else (or a repeat).
+    public func booleanQuery(_ name: String) throws -> Bool? {
+        switch try singleQuery(name) {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default: throw RPCError.badRequest("\(name) must be true or false", reason: "invalid_query")
+        }
     }
 
     /// The names of the query's parameters, sorted: for an API that refuses one it does not know (a misspelt one).

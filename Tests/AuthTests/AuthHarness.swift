@@ -13,12 +13,15 @@ enum AuthHarness {
     /// One RSA key for the whole suite: making one takes a while in a debug build.
     static let keyFile = Result { try ServerKeyFile.generate(id: "auth-tests") }
 
-    static func run<Result: Sendable>(_ body: @Sendable (ServiceHarness, ServerKey) async throws -> Result) async throws -> Result {
+    /// `settings` are added to every service's configuration.
+    static func run<Result: Sendable>(
+        settings: [String: String] = [:], _ body: @Sendable (ServiceHarness, ServerKey) async throws -> Result
+    ) async throws -> Result {
         let file = try keyFile.get()
         let serverKey = try #require(try file.serverKeys().first)
         return try await ServiceHarness.run(
             [AuthService.definition, VaultService.definition, StatisticsService.definition],
-            settings: [RuntimeKey.lemonKeys: try file.json()]
+            settings: settings.merging([RuntimeKey.lemonKeys: try file.json()]) { given, _ in given }
         ) { harness in
             try await body(harness, serverKey)
         }

@@ -108,10 +108,11 @@ struct RouteTableTests {
     /// Every admin route says which scope it needs, in the table beside its auth scheme; a route under `/admin/v1` that
     /// is not an admin route would bypass both the scopes and the audit log.
     @Test func everyAdminRouteDeclaresAScopeThatFitsWhatItDoes() {
-        // What only owners may do: manage identities, recover keys, read the audit log.
+        // What only owners may do: manage identities, recover keys, read the audit log, rotate the access tokens' signing keys.
         let ownersOnly: Set<String> = [
             "GET /admin/v1/tokens", "POST /admin/v1/tokens", "DELETE /admin/v1/tokens/{token_id}", "GET /admin/v1/audit",
             "GET /admin/v1/opensense/devices/{device_id}/key",
+            "GET /admin/v1/signing-keys", "POST /admin/v1/signing-keys", "DELETE /admin/v1/signing-keys/{kid}",
             // Erasing a participant's data (docs/erasure.md).
             "DELETE /admin/v1/accounts/{pseudonym}", "DELETE /admin/v1/opensense/devices/{device_id}", "DELETE /admin/v1/vault/users/{user_id}",
             "DELETE /admin/v1/devices/{device_name}", "DELETE /admin/v1/lemon/apps/{device_id}",

@@ -22,6 +22,14 @@ struct GatewayHarness {
     let signingKey: SigningKey
     /// What the fake auth was asked to append to the audit log; while `failing`, it refuses.
     let audit = FakeAuditLog()
+    /// The key set the fake auth publishes: by default the one key ``signingKey``, without a max age.
+    let published = PublishedKeySet()
+
+    final class PublishedKeySet: Sendable {
+        private let set = Mutex<PublicKeySet?>(nil)
+        func publish(_ keys: PublicKeySet) { set.withLock { $0 = keys } }
+        func current(else key: SigningKey) -> PublicKeySet { set.withLock { $0 } ?? PublicKeySet(keys: [key.publicJWK!]) }
+    }
 
     final class FakeAuditLog: Sendable {
         private let state = Mutex<(records: [AuditRecord], failing: Bool)>(([], false))
@@ -146,8 +154,8 @@ struct GatewayHarness {
         }
         let audit = self.audit
         methods.register(AuthMethods.auditAppend) { input, _ in try audit.append(input) }
-        let keySet = PublicKeySet(keys: [signingKey.publicJWK!])
-        methods.register("auth.keys.list", input: Empty.self) { _, _ in keySet }
+        let published = self.published, signingKey = self.signingKey
+        methods.register("auth.keys.list", input: Empty.self) { _, _ in published.current(else: signingKey) }
         return methods
     }
 

@@ -435,8 +435,8 @@ extension PlatformTests {
 }
 
 /// Claims re-signed as they are, for tests that alter one.
-private struct RawClaims: JWTPayload {
-    var fields: [String: JSONAny]
+struct RawClaims: JWTPayload {
+    private var fields: [String: JSONAny]
 
     init(json: Data) throws {
         fields = try JSONDecoder().decode([String: JSONAny].self, from: json)

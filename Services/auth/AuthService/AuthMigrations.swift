@@ -137,5 +137,14 @@ enum AuthMigrations {
                 "ALTER TABLE auth.vault_users ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
                 "ALTER TABLE auth.lemon_apps ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
             ]),
+        // Signing-key rotation (docs/jwt.md): a key is published before it signs, from `activates_at`. Keys made before
+        // signed from when they were made.
+        Migration(
+            30, "signing keys that sign from a set time",
+            [
+                "ALTER TABLE auth.signing_keys ADD COLUMN activates_at timestamptz",
+                "UPDATE auth.signing_keys SET activates_at = created_at",
+                "ALTER TABLE auth.signing_keys ALTER COLUMN activates_at SET NOT NULL, ALTER COLUMN activates_at SET DEFAULT now()",
+            ]),
     ]
 }

@@ -19,7 +19,11 @@ public enum AuthService {
     ) { environment in
         let sealer = try Sealer(configuration: environment.configuration)
         let adminTokens = AdminTokens(database: environment.database)
-        let signingKeys = SigningKeys(database: environment.database, sealer: sealer)
+        let keySetMaxAge = try environment.configuration.duration("CUSTODIAN_JWT_KEY_SET_MAX_AGE", default: .seconds(60))
+        guard keySetMaxAge >= .seconds(1), keySetMaxAge <= .seconds(3600) else {
+            throw ConfigurationError(message: "CUSTODIAN_JWT_KEY_SET_MAX_AGE must be from 1s to 1h")
+        }
+        let signingKeys = SigningKeys(database: environment.database, sealer: sealer, keySetMaxAge: keySetMaxAge)
         let issuer = environment.configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")
         let audience = environment.configuration.string("CUSTODIAN_JWT_AUDIENCE", default: "custodian-api")
 
@@ -87,6 +91,12 @@ public enum AuthService {
         }
         methods.register(AuthMethods.keysList) { _, context in
             try await signingKeys.publicKeySet(logger: context.logger)
+        }
+        // Owners rotate and retire them (the gateway holds these routes to the owner scope).
+        methods.register(AuthMethods.signingKeysList, requires: [.admin]) { _, context in try await signingKeys.list(logger: context.logger) }
+        methods.register(AuthMethods.signingKeysRotate, requires: [.admin]) { _, context in try await signingKeys.rotate(logger: context.logger) }
+        methods.register(AuthMethods.signingKeysRetire, requires: [.admin]) { input, context in
+            try await signingKeys.retire(input, logger: context.logger)
         }
         return methods
     }

@@ -4,9 +4,11 @@ import CustodianRPC
 import Foundation
 import JWTKit
 
-/// Checks access tokens locally against the key set `auth` publishes. The key set is fetched when first
-/// needed, refreshed every minute, and fetched again (at most every few seconds) when a token names a key
-/// id it does not know, so that key rotation needs no gateway restart.
+/// Checks access tokens locally against the key set `auth` publishes. The key set is fetched when first needed and
+/// again once the copy is older than the max age `auth` publishes with it (a minute by default), so that a key `auth`
+/// publishes is accepted here within that time, before `auth` signs with it, and a retired one is refused within it
+/// (docs/jwt.md, "Rotating the signing key"). A token naming a key id this copy does not know has it fetched again too,
+/// at most every few seconds. Requests that find the copy stale together wait for one fetch.
 actor AccessTokenVerifier {
     private let rpc: RPCClient
     private let issuer: String
@@ -14,8 +16,13 @@ actor AccessTokenVerifier {
     private var keys = JWTKeyCollection()
     private var knownKeyIDs: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
+    private var maxAge = AccessTokenVerifier.defaultMaxAge
+    private var inFlight: Task<Void, any Error>?
 
-    private static let refreshInterval: Duration = .seconds(60)
+    /// For a key set that says no max age (an `auth` of before key rotation).
+    static let defaultMaxAge: Duration = .seconds(60)
+    /// What a published max age is held to, whatever it says.
+    static let maxAgeRange = 1...3600
     private static let unknownKeyRefetchInterval: Duration = .seconds(5)
 
     init(rpc: RPCClient, issuer: String, audience: String) {
@@ -47,7 +54,7 @@ actor AccessTokenVerifier {
 
     private func ensureKey(_ kid: String, context: CallContext) async throws {
         let now = ContinuousClock.now
-        let stale = fetchedAt.map { now - $0 > Self.refreshInterval } ?? true
+        let stale = fetchedAt.map { now - $0 >= maxAge } ?? true
         let mayRefetch = fetchedAt.map { now - $0 > Self.unknownKeyRefetchInterval } ?? true
         if stale || (!knownKeyIDs.contains(kid) && mayRefetch) {
             try await refresh(context: context)
@@ -55,7 +62,16 @@ actor AccessTokenVerifier {
         guard knownKeyIDs.contains(kid) else { throw Failure.unknownKey }
     }
 
+    /// One fetch at a time: a request that needs one while another is under way waits for that one.
     private func refresh(context: CallContext) async throws {
+        if let inFlight { return try await inFlight.value }
+        let fetch = Task { try await self.fetch(context: context) }
+        inFlight = fetch
+        defer { inFlight = nil }
+        try await fetch.value
+    }
+
+    private func fetch(context: CallContext) async throws {
         let set = try await rpc.call(AuthMethods.keysList, context: context)
         let collection = JWTKeyCollection()
         // Only ES256 keys enter the collection: the algorithm is pinned, whatever a token's header claims.
@@ -64,6 +80,7 @@ actor AccessTokenVerifier {
         try await collection.add(jwksJSON: json)
         keys = collection
         knownKeyIDs = Set(pinned.map(\.kid))
+        maxAge = set.maxAgeSeconds.map { .seconds(min(max($0, Self.maxAgeRange.lowerBound), Self.maxAgeRange.upperBound)) } ?? Self.defaultMaxAge
         fetchedAt = ContinuousClock.now
     }
 

@@ -3,9 +3,8 @@ import CustodianProcess
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
-import NIOSSL
+import ServiceLifecycle
 
 /// Builds the gateway: the route table on a Hummingbird router, behind the request-id, error-rendering and
 /// metrics middleware, served over TLS (or plain HTTP when asked to), with the RPC client as a service.
@@ -23,24 +22,29 @@ public func buildApplication(
     }
     let router = buildRouter(routes: routes, rpc: rpc, metrics: metrics, configuration: gatewayConfiguration)
 
-    let http = HTTPServerBuilder { responder in
-        GuardedHTTP1Channel(
-            responder: responder, limits: gatewayConfiguration.connections, census: metrics.connections,
-            styles: UnmatchedPathStyles(routes: routes))
+    let connections = gatewayConfiguration.connections
+    let styles = UnmatchedPathStyles(routes: routes)
+    @Sendable func http(_ responder: @escaping HTTPChannelHandler.Responder) -> GuardedHTTP1Channel {
+        GuardedHTTP1Channel(responder: responder, limits: connections, census: metrics.connections, styles: styles)
     }
     let server: HTTPServerBuilder
+    var running: [any Service] = [
+        rpc, AuditHeadPublisher(rpc: rpc, metrics: metrics, interval: gatewayConfiguration.auditHeadInterval, logger: logger),
+    ]
     if let certificatePath = gatewayConfiguration.tlsCertificatePath, let keyPath = gatewayConfiguration.tlsKeyPath {
-        let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
-        let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        server = try .tls(http, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        // Read again when the files change: a renewed certificate needs no restart.
+        let certificate = try ServerCertificate(
+            certificatePath: certificatePath, keyPath: keyPath, interval: gatewayConfiguration.tlsReloadInterval, logger: logger)
+        server = HTTPServerBuilder { responder in ReloadingTLSChannel(base: http(responder), certificate: certificate) }
+        running.append(certificate)
     } else {
-        server = http
+        server = HTTPServerBuilder { responder in http(responder) }
     }
     return Application(
         router: router,
         server: server,
         configuration: .init(address: .hostname(gatewayConfiguration.host, port: gatewayConfiguration.port), serverName: nil),
-        services: [rpc, AuditHeadPublisher(rpc: rpc, metrics: metrics, interval: gatewayConfiguration.auditHeadInterval, logger: logger)],
+        services: running,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? gatewayConfiguration.port) },
         logger: logger)
 }

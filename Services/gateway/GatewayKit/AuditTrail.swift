@@ -16,7 +16,7 @@ struct AuditTrail: Sendable {
         "pseudonym", "device", "device_id", "device_name", "account", "identity", "target", "user_id", "module_id",
     ]
     /// Members of a created thing's answer that name it.
-    static let createdIDs = ["id", "pseudonym"]
+    static let createdIDs = ["id", "pseudonym", "kid"]
 
     /// The `begin` entry of a call on `route`, written before the call; nil for routes that are not admin routes.
     func begin(_ route: Route, input: HTTPInput, context: CallContext) async throws -> AuditRecord? {

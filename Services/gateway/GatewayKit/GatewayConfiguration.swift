@@ -9,6 +9,8 @@ public struct GatewayConfiguration: Sendable {
     /// PEM certificate chain and key; both or neither. Without them the gateway needs `insecureHTTP`.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// How often the certificate and key files are read again to find a renewed pair (``ServerCertificate``).
+    public var tlsReloadInterval: Duration
     public var insecureHTTP: Bool
     public var maximumBodySize: Int
     public var jwtIssuer: String
@@ -27,6 +29,8 @@ public struct GatewayConfiguration: Sendable {
         port = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443)
         tlsCertificatePath = configuration["CUSTODIAN_TLS_CERTIFICATE"]
         tlsKeyPath = configuration["CUSTODIAN_TLS_KEY"]
+        tlsReloadInterval = try configuration.duration("CUSTODIAN_TLS_RELOAD_INTERVAL", default: .seconds(5))
+        guard tlsReloadInterval > .zero else { throw ConfigurationError(message: "CUSTODIAN_TLS_RELOAD_INTERVAL must be longer than 0s") }
         insecureHTTP = ["1", "true", "yes"].contains(configuration.string("CUSTODIAN_INSECURE_HTTP", default: "false").lowercased())
         maximumBodySize = try configuration.int("CUSTODIAN_MAX_BODY_SIZE", default: 1024 * 1024)
         jwtIssuer = configuration.string("CUSTODIAN_JWT_ISSUER", default: "custodian")

@@ -111,12 +111,16 @@ public enum RouteTable {
 
     public static let all: [Route] = twomes + openSense + links + vault + geotag + lemon + statistics + administration
 
-    /// Who may administer: owners manage the admin identities and read the audit log (docs/admin.md).
+    /// Who may administer: owners manage the admin identities, read the audit log and rotate the access tokens' signing
+    /// keys (docs/admin.md).
     static let administration: [Route] = [
         Route(.get, "/admin/v1/tokens", AuthMethods.tokensList, auth: .admin(.owner), style: .admin),
         Route(.post, "/admin/v1/tokens", AuthMethods.tokensCreate, auth: .admin(.owner), style: .admin, success: .created),
         Route(.delete, "/admin/v1/tokens/{token_id}", AuthMethods.tokensRevoke, auth: .admin(.owner), style: .admin),
         Route(.get, "/admin/v1/audit", AuthMethods.auditList, auth: .admin(.owner), style: .admin),
+        Route(.get, "/admin/v1/signing-keys", AuthMethods.signingKeysList, auth: .admin(.owner), style: .admin),
+        Route(.post, "/admin/v1/signing-keys", AuthMethods.signingKeysRotate, auth: .admin(.owner), style: .admin, success: .created),
+        Route(.delete, "/admin/v1/signing-keys/{kid}", AuthMethods.signingKeysRetire, auth: .admin(.owner), style: .admin),
     ]
 
     /// The LEMON tracing app's API: the handshake in the clear, everything after it end-to-end

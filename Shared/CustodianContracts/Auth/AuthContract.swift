@@ -103,10 +103,15 @@ public struct PublicJWK: Codable, Sendable, Equatable {
     }
 }
 
+/// The keys access tokens verify with, and how long a copy may be kept before it is fetched again: a key published now
+/// is at every gateway within that time (docs/jwt.md).
 public struct PublicKeySet: Codable, Sendable, Equatable {
     public var keys: [PublicJWK]
+    /// Seconds; absent from an `auth` older than key rotation, whose gateways kept a copy a minute.
+    public var maxAgeSeconds: Int?
 
-    public init(keys: [PublicJWK]) {
+    public init(keys: [PublicJWK], maxAgeSeconds: Int? = nil) {
         self.keys = keys
+        self.maxAgeSeconds = maxAgeSeconds
     }
 }

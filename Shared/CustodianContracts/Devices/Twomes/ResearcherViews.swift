@@ -92,13 +92,7 @@ public struct DevicesQuery: RoutedInput, Equatable {
         let request = try RequestReader(decoder)
         after = try request.singleQuery("after") ?? ""
         limit = Int(try request.integerQuery("limit", default: 100, in: 1...1000))
-        labelPrinted =
-            switch try request.singleQuery("label_printed") {
-            case nil: nil
-            case "true": true
-            case "false": false
-            default: throw RPCError.badRequest("label_printed must be true or false", reason: "invalid_query")
-            }
+        labelPrinted = try request.booleanQuery("label_printed")
         synthetic = try SyntheticFilter(request)
     }
 
