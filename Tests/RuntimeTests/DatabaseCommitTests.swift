@@ -101,25 +101,18 @@ struct DatabaseCommitTests {
     @Test func aTransactionWhoseConnectionClosedEndsWithItsError() async throws {
         struct Ended: Error {}
         try await withRefusingTable { database, client in
-            let (outcomes, outcome) = AsyncStream<String>.makeStream()
-            // Unstructured, so that a call that never ends fails the test instead of hanging it.
-            Task {
+            let outcome = await Self.outcome {
                 do {
                     try await database.withTransaction(logger: Self.logger) { connection in
                         try await Self.endBackend(of: connection, from: client)
                         throw Ended()
                     } as Void
-                    outcome.yield("committed")
+                    return "committed"
                 } catch {
-                    outcome.yield(error is Ended ? "ended" : "\(String(reflecting: error))")
+                    return error is Ended ? "ended" : "\(String(reflecting: error))"
                 }
             }
-            Task {
-                try? await Task.sleep(for: .seconds(10))
-                outcome.yield("waited for ever")
-            }
-            var iterator = outcomes.makeAsyncIterator()
-            #expect(await iterator.next() == "ended")
+            #expect(outcome == "ended")
         }
     }
 
@@ -129,9 +122,7 @@ struct DatabaseCommitTests {
     @Test(arguments: ["query", "prepared"])
     func aStatementAfterTheConnectionClosedEndsAsUnavailable(_ kind: String) async throws {
         try await withRefusingTable { database, client in
-            let (outcomes, outcome) = AsyncStream<String>.makeStream()
-            // Unstructured, so that a call that never ends fails the test instead of hanging it.
-            Task {
+            let outcome = await Self.outcome {
                 do {
                     try await database.withTransaction(logger: Self.logger) { connection in
                         try await Self.endBackend(of: connection, from: client)
@@ -143,20 +134,28 @@ struct DatabaseCommitTests {
                             _ = try await connection.execute(Insert(id: 8), logger: Self.logger)
                         }
                     } as Void
-                    outcome.yield("committed")
+                    return "committed"
                 } catch {
                     let answer = DatabaseErrors.rpcError(for: error, logger: Self.logger)
-                    outcome.yield(answer?.code == .unavailable ? "unavailable" : String(reflecting: error))
+                    return answer?.code == .unavailable ? "unavailable" : String(reflecting: error)
                 }
             }
-            Task {
-                try? await Task.sleep(for: .seconds(10))
-                outcome.yield("waited for ever")
-            }
-            var iterator = outcomes.makeAsyncIterator()
-            #expect(await iterator.next() == "unavailable")
+            #expect(outcome == "unavailable")
             #expect(await stored(client, id: 8) == 0)
         }
+    }
+
+    /// What `body` says, or "waited for ever" when it has said nothing within 10 s. It runs unstructured, so that a call
+    /// that never ends fails the test instead of hanging it.
+    static func outcome(_ body: @escaping @Sendable () async -> String) async -> String {
+        let (outcomes, outcome) = AsyncStream<String>.makeStream()
+        Task { outcome.yield(await body()) }
+        Task {
+            try? await Task.sleep(for: .seconds(10))
+            outcome.yield("waited for ever")
+        }
+        var iterator = outcomes.makeAsyncIterator()
+        return await iterator.next() ?? "no outcome"
     }
 
     @Test func aTransactionThatFailedInsideIsNotReportedAsCommitted() async throws {
