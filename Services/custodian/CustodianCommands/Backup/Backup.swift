@@ -42,7 +42,7 @@ struct BackupCommand: AsyncParsableCommand {
             throw ValidationError("the passphrase must be at least \(Self.minimumPassphraseLength) characters")
         }
         let url = try database.url()
-        let secrets = try SecretFiles(dataDirectory: Files.absolute(database.dataDir), secretsDirectory: secretsDir.map(Files.absolute))
+        let secrets = SecretFiles(dataDirectory: Files.absolute(database.dataDir), secretsDirectory: secretsDir.map(Files.absolute))
         let tools = try PostgresTools()
         let started = ContinuousClock.now
         let now = Date()

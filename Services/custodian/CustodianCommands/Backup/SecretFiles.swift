@@ -17,7 +17,7 @@ struct SecretFiles {
     let root: Root
     let folder: String
 
-    init(dataDirectory: String, secretsDirectory: String?) throws {
+    init(dataDirectory: String, secretsDirectory: String?) {
         if let secretsDirectory {
             root = .secretsDirectory
             folder = secretsDirectory
