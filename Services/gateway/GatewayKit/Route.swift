@@ -256,6 +256,7 @@ public enum RouteTable {
         Route(
             .post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin(.operator), style: .admin,
             success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
+        Route(.get, "/admin/v1/statistics/covid", StatisticsMethods.adminCovidList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin(.researcher), style: .admin),
     ]
