@@ -34,8 +34,8 @@ public enum SyntheticFilter: String, Sendable, Equatable, CaseIterable {
     public var query: [String]? { self == .exclude ? nil : [rawValue] }
 }
 
-/// The input of a list that takes no parameter but `include_synthetic` (`GET /admin/v1/opensense/devices`,
-/// `GET /admin/v1/api-consumers`); any other parameter is ignored, as it was before.
+/// The input of a list that takes no parameter but `include_synthetic` (`GET /admin/v1/api-consumers`); any other
+/// parameter is ignored, as it was before.
 public struct SyntheticQuery: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .fastAPI }
 

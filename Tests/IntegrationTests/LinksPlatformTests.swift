@@ -244,5 +244,61 @@ extension PlatformTests {
             let bad = try await platform.request(.GET, "/admin/v1/links?before=\(codes[0])", admin: true)
             #expect(bad.status == 400 && bad.text.contains("before must be a next_before value of an earlier page"))
         }
+
+        /// The list's titles and shown codes for a query, and its cursor.
+        static func listed(_ query: String) async throws -> (titles: [String], codes: [String], next: String?) {
+            let reply = try await platform.request(.GET, "/admin/v1/links?\(query)", admin: true)
+            #expect(reply.status == 200, "\(query): \(reply.text)")
+            let links = reply.json?["links"] as? [[String: Any]] ?? []
+            return (
+                links.compactMap { $0["title"] as? String }, links.compactMap { $0["code_prefix"] as? String }, reply.json?["next_before"] as? String
+            )
+        }
+
+        static func q(_ text: String) -> String { "q=" + text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+
+        @Test func theListIsSearchedByTheStartOfATitleInAnyCaseOrOfACodeAsFarAsTheListShowsIt() async throws {
+            let tag = "Zoek \(UUID().uuidString.prefix(8))"
+            var codes: [String] = []
+            for title in ["\(tag) een", "\(tag) twee", "\(tag) drie", "Ander \(tag)"] {
+                codes.append(try await Self.createLink(#"{"app_url":"warmtewachter://search","title":"\#(title)"}"#))
+            }
+            #expect(try await Self.listed(Self.q(tag.uppercased())).titles == ["\(tag) drie", "\(tag) twee", "\(tag) een"], "newest first")
+            #expect(try await Self.listed(Self.q(tag.lowercased() + " T")).titles == ["\(tag) twee"])
+            #expect(try await Self.listed(Self.q("nothing starts so \(tag)")).titles.isEmpty)
+
+            // A code by as much of it as the list shows, typed in capitals or copied with its ellipsis.
+            let shown = String(codes[0].prefix(4))
+            for query in [shown, shown.uppercased(), shown + "…", String(shown.prefix(2))] {
+                #expect(try await Self.listed(Self.q(query) + "&limit=1000").codes.contains(shown + "…"), "\(query)")
+            }
+            // One character more would tell, a character at a time, how a code goes on: it matches no code.
+            #expect(try await Self.listed(Self.q(String(codes[0].prefix(5)))).titles.isEmpty)
+
+            // Pages of one through the matches, each cursor leading on.
+            var titles: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await Self.listed(Self.q(tag) + "&limit=1" + (cursor.map { "&before=\($0)" } ?? ""))
+                titles += page.titles
+                cursor = page.next
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(titles == ["\(tag) drie", "\(tag) twee", "\(tag) een"])
+        }
+
+        @Test(arguments: [
+            ("q=\(String(repeating: "x", count: 201))", "q must be at most 200 characters"),
+            ("q=a&q=b", "Give the query parameter 'q' once, not 2 times"),
+            ("limit=0", "limit must be a whole number from 1 to 1000"),
+            // Past what PostgreSQL's interval arithmetic takes: a 400 that names the parameter, not the database's refusal.
+            ("before=9223372036854775807-\(String(repeating: "0", count: 64))", "before must be a next_before value of an earlier page"),
+        ])
+        func badListQueriesAre400sInTheAdminShape(query: String, message: String) async throws {
+            let reply = try await platform.request(.GET, "/admin/v1/links?\(query)", admin: true)
+            #expect(reply.status == 400, "\(query): \(reply.text)")
+            #expect((reply.json?["error"] as? [String: Any])?["message"] as? String == message, "\(reply.text)")
+        }
     }
 }

@@ -155,5 +155,135 @@ extension PlatformTests {
                     "SELECT count(*) FROM devices.opensense_uploads u JOIN devices.opensense_devices d ON d.id = u.device_ref WHERE d.device_id = '\(deviceID)'"
                 ) == "0")
         }
+
+        // MARK: The researchers' list and a device's page
+
+        static func devices(_ query: String) async throws -> (ids: [String], next: String?) {
+            let reply = try await platform.request(.GET, "/admin/v1/opensense/devices?\(query)", admin: true)
+            #expect(reply.status == 200, "\(query): \(reply.text)")
+            let ids = (reply.json?["devices"] as? [[String: Any]] ?? []).compactMap { $0["device_id"] as? String }
+            return (ids, reply.json?["next_after"] as? String)
+        }
+
+        @Test func theListIsSearchedByTheStartOfADeviceIdAndPagedInRegistrationOrder() async throws {
+            let prefix = "pg-\(UUID().uuidString.prefix(8))"
+            var registered: [String] = []
+            for index in 0..<5 {
+                let id = "\(prefix)-\(index)"
+                #expect(try await Self.post("/register", [("device_id", id)]).status == 200)
+                registered.append(id)
+            }
+            let found = try await Self.devices("q=\(prefix)")
+            #expect(found.ids == registered, "registration order")
+            #expect(found.next == nil, "no limit, no next page")
+            #expect(try await Self.devices("q=\(prefix)-3").ids == ["\(prefix)-3"])
+            #expect(try await Self.devices("q=\(prefix.uppercased())").ids.isEmpty, "ids are matched as registered")
+            #expect(try await Self.devices("q=%20\(prefix)-1%20").ids == ["\(prefix)-1"], "q is trimmed")
+            #expect(try await Self.devices("q=%20").ids.count >= 5, "a blank q is no filter")
+
+            // Pages of two: each page's cursor leads on to the next, and together they are the list.
+            var paged: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await Self.devices("q=\(prefix)&limit=2" + (cursor.map { "&after=\($0)" } ?? ""))
+                paged += page.ids
+                cursor = page.next
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(paged == registered)
+            #expect(pages == 3)
+            // A cursor holds a place, not a device: the page after the first two starts at the third whatever else came.
+            let first = try await Self.devices("q=\(prefix)&limit=2")
+            let rest = try await Self.devices("after=\(try #require(first.next))&q=\(prefix)")
+            #expect(rest.ids == Array(registered.dropFirst(2)))
+            // Without q, the page is every study device's, in the same order.
+            let unfiltered = try await Self.devices("limit=1000")
+            #expect(unfiltered.ids.filter { $0.hasPrefix(prefix) } == registered)
+        }
+
+        @Test(arguments: [
+            ("limit=0", "limit must be a whole number from 1 to 1000"),
+            ("limit=1001", "limit must be a whole number from 1 to 1000"),
+            ("limit=ten", "limit must be a whole number from 1 to 1000"),
+            ("limit=1&limit=2", "Give the query parameter 'limit' once, not 2 times"),
+            ("after=yesterday", "after must be a next_after value of an earlier page"),
+            ("after=1700000000000000-0", "after must be a next_after value of an earlier page"),
+            ("after=-5-1", "after must be a next_after value of an earlier page"),
+            ("after=99999999999999999999-1", "after must be a next_after value of an earlier page"),
+            // Past what PostgreSQL's interval arithmetic takes: a 400 that names the parameter, not the database's refusal.
+            ("after=9223372036854775807-1", "after must be a next_after value of an earlier page"),
+            ("q=\(String(repeating: "a", count: 129))", "q must be at most 128 characters"),
+            ("q=a&q=b", "Give the query parameter 'q' once, not 2 times"),
+        ])
+        func badListQueriesAre400sInTheAdminShape(query: String, message: String) async throws {
+            let reply = try await platform.request(.GET, "/admin/v1/opensense/devices?\(query)", admin: true)
+            #expect(reply.status == 400, "\(query): \(reply.text)")
+            #expect((reply.json?["error"] as? [String: Any])?["message"] as? String == message, "\(reply.text)")
+        }
+
+        /// `YYYY-MM-DD`, UTC, `offset` days from `date`.
+        static func day(_ date: Date, _ offset: Int = 0) -> String {
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().format(date.addingTimeInterval(Double(offset) * 86400))
+        }
+
+        static func upload(_ deviceID: String, _ times: [String]) async throws {
+            let data = "[" + times.map { #"{"probe":"dk.dtu.imm.sensible.battery","datetime":"\#($0)","level":0.5}"# }.joined(separator: ",") + "]"
+            let reply = try await post("/upload", [("device_id", deviceID), ("file_hash", md5(data)), ("data", data)])
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+
+        @Test func aDevicesPageCountsItsBatchesPerUTCDayAcrossAMonthBoundary() async throws {
+            let deviceID = "days-\(UUID().uuidString)"
+            #expect(try await Self.post("/register", [("device_id", deviceID)]).status == 200)
+            let path = "/admin/v1/opensense/devices/\(deviceID)"
+            let empty = try await platform.request(.GET, path, admin: true)
+            #expect(empty.status == 200, "\(empty.text)")
+            #expect(empty.json?["days"] as? [Any] != nil && (empty.json?["days"] as? [Any])?.isEmpty == true)
+            #expect(empty.json?["last_upload"] is NSNull)
+
+            // The first day of this month (UTC) and the last of the one before: both within the last 40 days.
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = .gmt
+            let today = utc.startOfDay(for: Date())
+            let firstOfMonth = try #require(utc.date(from: utc.dateComponents([.year, .month], from: today)))
+            let (monthEnd, monthStart) = (Self.day(firstOfMonth, -1), Self.day(firstOfMonth))
+            // As the app writes a batch's time, `yyyy-MM-dd HH:mm`, read as UTC.
+            try await Self.upload(
+                deviceID,
+                [
+                    monthEnd + " 10:00", monthEnd + " 23:59", monthStart + " 00:00", monthStart + " 00:01", monthStart + " 12:00",
+                    Self.day(today, -50) + " 12:00",
+                ])
+
+            let page = try await platform.request(.GET, path + "?days=40", admin: true)
+            #expect(page.status == 200, "\(page.text)")
+            let json = try #require(page.json)
+            #expect(json["device_id"] as? String == deviceID)
+            #expect(json["to"] as? String == Self.day(today))
+            #expect(json["from"] as? String == Self.day(today, -39))
+            #expect(json["registered_at"] as? String != nil && json["last_upload"] as? String != nil)
+            let days = (json["days"] as? [[String: Any]] ?? []).map { "\($0["date"] as? String ?? "?")=\($0["batches"] as? Int ?? -1)" }
+            #expect(days == ["\(monthEnd)=2", "\(monthStart)=3"], "\(page.text)")
+
+            let year = try await platform.request(.GET, path + "?days=366", admin: true)
+            let yearDays = (year.json?["days"] as? [[String: Any]] ?? []).compactMap { $0["date"] as? String }
+            #expect(yearDays == [Self.day(today, -50), monthEnd, monthStart])
+            // Thirty days by default.
+            #expect(try await platform.request(.GET, path, admin: true).json?["from"] as? String == Self.day(today, -29))
+
+            let unknown = try await platform.request(.GET, "/admin/v1/opensense/devices/nobody-\(UUID().uuidString)", admin: true)
+            #expect(unknown.status == 404)
+            #expect((unknown.json?["error"] as? [String: Any])?["reason"] as? String == "device_not_found")
+            for (query, message) in [
+                ("days=0", "days must be a whole number from 1 to 366"), ("days=367", "days must be a whole number from 1 to 366"),
+                ("days=week", "days must be a whole number from 1 to 366"), ("days=1&days=2", "Give the query parameter 'days' once, not 2 times"),
+            ] {
+                let reply = try await platform.request(.GET, path + "?" + query, admin: true)
+                #expect(reply.status == 400, "\(query): \(reply.text)")
+                #expect((reply.json?["error"] as? [String: Any])?["message"] as? String == message, "\(reply.text)")
+            }
+            #expect(try await platform.request(.GET, path).status == 401)
+        }
     }
 }

@@ -371,6 +371,83 @@ extension PlatformTests {
             #expect(try await platform.request(.POST, path, rawBody: Data(csv.utf8)).status == 401)
         }
 
+        /// Rows of `GET /admin/v1/statistics/covid` as `country date confirmed`, and the cursor.
+        static func figures(_ query: String) async throws -> (rows: [String], next: String?) {
+            let reply = try await platform.request(.GET, "/admin/v1/statistics/covid?\(query)", admin: true)
+            #expect(reply.status == 200, "\(query): \(reply.text)")
+            let rows = (reply.json?["figures"] as? [[String: Any]] ?? []).map {
+                "\($0["country"] as? String ?? "?") \($0["date"] as? String ?? "?") \($0["confirmed"] as? Int ?? -1)"
+            }
+            return (rows, reply.json?["next_after"] as? String)
+        }
+
+        @Test func researchersPageThroughTheImportedFiguresByCountryAndDay() async throws {
+            let platform = try platform
+            for (code, name) in [("XC", "Pageland"), ("XD", "Filterland")] {
+                #expect(
+                    try await platform.request(.PUT, "/admin/v1/statistics/countries/\(code)", json: #"{"name":"\#(name)"}"#, admin: true).status
+                        == 200)
+            }
+            let csv = """
+                country,date,confirmed,deaths,recovered
+                XC,2020-04-29,10,1,
+                XC,2020-04-30,20,2,
+                XC,2020-05-01,30,3,7
+                XC,2020-05-02,40,4,9
+                XD,2020-04-30,200,20,
+                XD,2020-05-01,300,30,
+                """
+            let imported = try await platform.request(
+                .POST, "/admin/v1/statistics/covid/imports?source=Paging%20test", rawBody: Data(csv.utf8), admin: true)
+            #expect(imported.status == 201, "\(imported.text)")
+
+            // One country, newest day first, in the import's words.
+            #expect(try await Self.figures("country=xc").rows == ["XC 2020-05-02 40", "XC 2020-05-01 30", "XC 2020-04-30 20", "XC 2020-04-29 10"])
+            let reply = try await platform.request(.GET, "/admin/v1/statistics/covid?country=XC&limit=1", admin: true)
+            let first = try #require((reply.json?["figures"] as? [[String: Any]])?.first)
+            #expect(Set(first.keys) == ["country", "date", "confirmed", "deaths", "recovered", "source", "source_url", "imported_at"])
+            #expect(first["recovered"] as? Int == 9 && first["source"] as? String == "Paging test" && first["source_url"] is NSNull)
+            #expect((first["imported_at"] as? String)?.hasSuffix("Z") == true)
+
+            // Every country within the days, across the month boundary: by day, then alphabetically.
+            let range = "from=2020-04-30&to=2020-05-01"
+            #expect(try await Self.figures(range).rows == ["XC 2020-05-01 30", "XD 2020-05-01 300", "XC 2020-04-30 20", "XD 2020-04-30 200"])
+            #expect(try await Self.figures("country=XD&from=2020-05-01").rows == ["XD 2020-05-01 300"])
+            #expect(try await Self.figures("country=XC&to=2020-04-29").rows == ["XC 2020-04-29 10"])
+            #expect(try await Self.figures("country=AT&to=2020-04-29").rows.isEmpty)
+
+            // Pages of three: the cursor leads on between two countries of one day.
+            let page1 = try await Self.figures("from=2020-04-29&to=2020-05-02&limit=3")
+            #expect(page1.rows == ["XC 2020-05-02 40", "XC 2020-05-01 30", "XD 2020-05-01 300"])
+            #expect(page1.next == "2020-05-01.XD")
+            let page2 = try await Self.figures("from=2020-04-29&to=2020-05-02&limit=3&after=\(try #require(page1.next))")
+            #expect(page2.rows == ["XC 2020-04-30 20", "XD 2020-04-30 200", "XC 2020-04-29 10"])
+            let page3 = try await Self.figures("from=2020-04-29&to=2020-05-02&limit=3&after=\(try #require(page2.next))")
+            #expect(page3.rows.isEmpty && page3.next == nil)
+            let middle = try await Self.figures("from=2020-04-29&to=2020-05-02&after=2020-05-01.XC")
+            #expect(middle.rows.first == "XD 2020-05-01 300", "the same day, the next country")
+
+            let bad: [(String, String)] = [
+                ("country=XYZ", "country 'XYZ' is not an alpha2 code (two letters)"),
+                ("country=QQ", "country QQ is not supported (add it with PUT /admin/v1/statistics/countries/QQ)"),
+                ("country=ZA&country=GB", "Give the query parameter 'country' once, not 2 times"),
+                ("from=2020-02-30", "from must be a day (YYYY-MM-DD), not '2020-02-30'"),
+                ("to=yesterday", "to must be a day (YYYY-MM-DD), not 'yesterday'"),
+                ("from=2020-05-17T00:00:00Z", "from must be a day (YYYY-MM-DD), not '2020-05-17T00:00:00Z'"),
+                ("from=2020-05-02&to=2020-05-01", "from (2020-05-02) must not be after to (2020-05-01)"),
+                ("limit=0", "limit must be a whole number from 1 to 1000"),
+                ("after=2020-05-01", "after must be a next_after value of an earlier page"),
+                ("after=2020-13-01.XC", "after must be a next_after value of an earlier page"),
+                ("after=2020-05-01.xc", "after must be a next_after value of an earlier page"),
+            ]
+            for (query, message) in bad {
+                let refused = try await platform.request(.GET, "/admin/v1/statistics/covid?\(query)", admin: true)
+                #expect(refused.status == 400, "\(query): \(refused.text)")
+                #expect((refused.json?["error"] as? [String: Any])?["message"] as? String == message, "\(refused.text)")
+            }
+            #expect(try await platform.request(.GET, "/admin/v1/statistics/covid").status == 401)
+        }
+
         @Test func custodianStatsImportUsesTheAdminAPI() async throws {
             let platform = try platform
             let file = NSTemporaryDirectory() + "covid-\(UUID().uuidString).csv"

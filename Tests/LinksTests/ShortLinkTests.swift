@@ -142,6 +142,23 @@ struct ShortLinkTests {
         #expect(try RoutedRequests.read(ShortLinkVisit.self, path: ["code": "abc"]).userAgent == nil)
     }
 
+    /// `q` finds a code only by as much of it as the list shows: one character more per query would spell the code out.
+    @Test func theSearchMatchesCodesOnlyAsFarAsTheListShowsThem() throws {
+        #expect(ShortLinkDirectory.shownCodePrefix("FM0D") == "fm0d")
+        #expect(ShortLinkDirectory.shownCodePrefix("fm0d…") == "fm0d")
+        #expect(ShortLinkDirectory.shownCodePrefix("f") == "f")
+        #expect(ShortLinkDirectory.shownCodePrefix("fm0dk") == nil)
+        #expect(ShortLinkDirectory.shownCodePrefix("fm0dk…") == nil)
+        #expect(ShortLinkDirectory.shownCodePrefix("Zoek") == nil, "o is not in the codes' alphabet: a title, not a code")
+        #expect(ShortLinkDirectory.shownCodePrefix("…") == nil)
+        #expect(try RoutedRequests.read(ShortLinksQuery.self, query: ["q": ["  Activate "]]).search == "Activate")
+        #expect(try RoutedRequests.read(ShortLinksQuery.self, query: ["q": [" "]]).search == nil)
+        #expect(
+            RoutedRequests.problem(ShortLinksQuery.self, query: ["q": [String(repeating: "x", count: 201)]]) == [
+                "400", "q must be at most 200 characters",
+            ])
+    }
+
     @Test func theBaseURLLosesItsTrailingSlashAndMustBeHTTP() throws {
         #expect(try ShortLinkSettings(publicBaseURL: "https://links.example.org/").url(code: "abc") == "https://links.example.org/l/abc")
         #expect(throws: ConfigurationError.self) { try ShortLinkSettings(publicBaseURL: "links.example.org") }

@@ -196,5 +196,13 @@ enum DevicesMigrations {
                 "ALTER TABLE devices.devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
                 "ALTER TABLE devices.opensense_devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
             ]),
+        // The researchers' OpenSense list (docs/admin.md): pages in registration order, and `q`, the start of a device id,
+        // which `starts_with` finds as a range of an index in byte order whatever the database's collation.
+        Migration(
+            30, "opensense device list indexes",
+            [
+                "CREATE INDEX opensense_devices_by_registration ON devices.opensense_devices (registered_at, id)",
+                #"CREATE INDEX opensense_devices_by_id_prefix ON devices.opensense_devices ((device_id COLLATE "C"))"#,
+            ]),
     ]
 }

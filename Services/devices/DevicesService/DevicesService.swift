@@ -47,7 +47,9 @@ public enum DevicesService {
         methods.register(DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
         methods.register(DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
         methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }
-        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseAdmin.devices($0, context: $1) }
+        let openSenseDirectory = OpenSenseDirectory(database: database)
+        methods.register(DevicesMethods.opensenseDevices, requires: [.admin]) { try await openSenseDirectory.devices($0, context: $1) }
+        methods.register(DevicesMethods.opensenseDevice, requires: [.admin]) { try await openSenseDirectory.device($0, context: $1) }
         methods.register(DevicesMethods.opensenseKey, requires: [.admin]) { try await openSenseAdmin.key($0, context: $1) }
         methods.register(DevicesMethods.opensenseReplaceConfig, requires: [.admin]) {
             try await openSenseAdmin.replaceConfig($0.configuration, context: $1)

@@ -185,6 +185,7 @@ public enum RouteTable {
         Route(.get, "/config", DevicesMethods.opensenseConfig, auth: .none, style: .opensense),
         Route(.post, "/upload", DevicesMethods.opensenseUpload, auth: .none, style: .opensense, acceptsFormBodies: true),
         Route(.get, "/admin/v1/opensense/devices", DevicesMethods.opensenseDevices, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/opensense/devices/{device_id}", DevicesMethods.opensenseDevice, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/opensense/devices/{device_id}/key", DevicesMethods.opensenseKey, auth: .admin(.owner), style: .admin),
         Route(.delete, "/admin/v1/opensense/devices/{device_id}", DevicesMethods.opensenseErase, auth: .admin(.owner), style: .admin),
         Route(.put, "/admin/v1/opensense/config", DevicesMethods.opensenseReplaceConfig, auth: .admin(.operator), style: .admin),
@@ -255,6 +256,7 @@ public enum RouteTable {
         Route(
             .post, "/admin/v1/statistics/covid/imports", StatisticsMethods.adminCovidImport, auth: .admin(.operator), style: .admin,
             success: .created, body: .text, maximumBodySize: 6 * 1024 * 1024),
+        Route(.get, "/admin/v1/statistics/covid", StatisticsMethods.adminCovidList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/statistics/submissions/counts", StatisticsMethods.adminSubmissionsCounts, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/statistics/submissions", StatisticsMethods.adminSubmissionsExport, auth: .admin(.researcher), style: .admin),
     ]

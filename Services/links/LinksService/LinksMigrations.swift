@@ -28,5 +28,14 @@ enum LinksMigrations {
                 "ALTER TABLE links.short_links ADD CONSTRAINT short_links_one_app_url CHECK ((app_url IS NULL) <> (app_url_sealed IS NULL))",
             ]),
         Migration(3, "retention totals", [Retention.totalsTable(schema: "links")]),
+        // The list (docs/admin.md, "GET /admin/v1/links"): newest first a page at a time, and `q`, the start of a code or
+        // of a title in any case, which `starts_with` finds as a range of an index in byte order whatever the collation.
+        Migration(
+            4, "short link list indexes",
+            [
+                "CREATE INDEX short_links_by_creation ON links.short_links (created_at, sha256(code::bytea))",
+                #"CREATE INDEX short_links_by_code_prefix ON links.short_links ((code COLLATE "C"))"#,
+                #"CREATE INDEX short_links_by_title_prefix ON links.short_links ((lower(title) COLLATE "C"))"#,
+            ]),
     ]
 }

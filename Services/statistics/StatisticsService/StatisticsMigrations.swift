@@ -85,6 +85,9 @@ enum StatisticsMigrations {
             [
                 "CREATE TABLE statistics.synthetic_devices (device_sha256 bytea PRIMARY KEY)"
             ]),
+        // The researchers' list of imported figures (docs/admin.md, "GET /admin/v1/statistics/covid"): newest day first
+        // across countries; one country's days come from the primary key.
+        Migration(21, "covid figures by day", ["CREATE INDEX covid_figures_by_day ON statistics.covid_figures (day DESC, country)"]),
     ]
 
     /// The countries a new deployment supports (English names); admins add more.

@@ -47,6 +47,7 @@ public enum StatisticsService {
             try await reference.adminDeactivateSymptom($0, context: $1)
         }
         methods.register(StatisticsMethods.adminCovidImport, requires: [.admin], work: .cpuHeavy) { try await figures.importCSV($0, context: $1) }
+        methods.register(StatisticsMethods.adminCovidList, requires: [.admin]) { try await figures.list($0, context: $1) }
         methods.register(StatisticsMethods.adminSubmissionsCounts, requires: [.admin]) { try await submissions.counts($0, context: $1) }
         methods.register(StatisticsMethods.adminSubmissionsExport, requires: [.admin], work: .cpuHeavy) {
             try await submissions.export($0, context: $1)

@@ -38,7 +38,8 @@ public enum DevicesMethods {
     public static let opensenseRegister = RoutedMethod<OpenSenseRegistration, OpenSenseKey>("devices.opensense.register")
     public static let opensenseConfig = RoutedMethod<NoInput, OpenSenseConfiguration>("devices.opensense.config", retry: .safe)
     public static let opensenseUpload = RoutedMethod<OpenSenseUpload, OpenSenseUploadStatus>("devices.opensense.upload", retry: .safe)
-    public static let opensenseDevices = RoutedMethod<SyntheticQuery, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
+    public static let opensenseDevices = RoutedMethod<OpenSenseDevicesQuery, OpenSenseDeviceList>("devices.opensense.devices", retry: .safe)
+    public static let opensenseDevice = RoutedMethod<OpenSenseDeviceDaysQuery, OpenSenseDeviceDays>("devices.opensense.device", retry: .safe)
     public static let opensenseKey = RoutedMethod<OpenSenseDeviceByID, RecoveredOpenSenseKey>("devices.opensense.key", retry: .safe)
     public static let opensenseReplaceConfig = RoutedMethod<OpenSenseConfigurationUpdate, OpenSenseConfiguration>(
         "devices.opensense.replaceConfig", retry: .safe)

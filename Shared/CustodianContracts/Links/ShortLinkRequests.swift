@@ -39,10 +39,12 @@ public struct AdminShortLinkRequest: RoutedInput, Equatable {
     }
 }
 
-/// `GET /admin/v1/links?limit=100&before=…`: a page of short links, newest first.
+/// `GET /admin/v1/links?q=…&limit=100&before=…`: a page of short links, newest first.
 public struct ShortLinksQuery: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .fastAPI }
 
+    /// The start of the links' titles or codes wanted, in any case (the service says which codes it matches).
+    public var search: String?
     public var limit: Int64
     /// Where the previous page ended: `<microseconds since 1970>-<SHA-256 of the code, hex>`, as `next_before` gives it.
     public var before: Cursor?
@@ -59,7 +61,7 @@ public struct ShortLinksQuery: RoutedInput, Equatable {
 
         init(_ text: String) throws {
             let parts = text.split(separator: "-", maxSplits: 1)
-            guard parts.count == 2, let micros = Int64(parts[0]), micros >= 0, parts[1].utf8.count == 64, parts[1].allSatisfy(\.isHexDigit) else {
+            guard parts.count == 2, let micros = PageCursor.micros(parts[0]), parts[1].utf8.count == 64, parts[1].allSatisfy(\.isHexDigit) else {
                 throw RPCError.badRequest("before must be a next_before value of an earlier page", reason: "invalid_query")
             }
             self.init(micros: micros, digest: parts[1].lowercased())
@@ -68,19 +70,25 @@ public struct ShortLinksQuery: RoutedInput, Equatable {
         public var text: String { "\(micros)-\(digest)" }
     }
 
-    public init(limit: Int64 = 100, before: Cursor? = nil) {
+    /// A title has at most 200 characters (``ShortLinkInput/maximumTitleLength``).
+    public static let maximumSearchLength = ShortLinkInput.maximumTitleLength
+
+    public init(search: String? = nil, limit: Int64 = 100, before: Cursor? = nil) {
+        self.search = search
         self.limit = limit
         self.before = before
     }
 
     public init(from decoder: any Decoder) throws {
         let request = try RequestReader(decoder)
+        search = try request.searchPrefix(maximumLength: Self.maximumSearchLength)
         limit = try request.integerQuery("limit", default: 100, in: 1...1000)
         before = try request.singleQuery("before").map(Cursor.init)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var query = ["limit": [String(limit)]]
+        query["q"] = search.map { [$0] }
         query["before"] = before.map { [$0.text] }
         try HTTPInput(query: query).encode(to: encoder)
     }

@@ -14,6 +14,7 @@ public enum StatisticsMethods {
     public static let adminCountriesList = RoutedMethod<NoInput, CountryList>("statistics.admin.countries.list", retry: .safe)
     public static let adminCountriesUpsert = RoutedMethod<PlaceUpsert, Place>("statistics.admin.countries.upsert", retry: .safe)
     public static let adminCovidImport = RoutedMethod<CovidImportRequest, CovidImportResult>("statistics.admin.covid.import")
+    public static let adminCovidList = RoutedMethod<CovidFiguresQuery, CovidFiguresPage>("statistics.admin.covid.list", retry: .safe)
     public static let adminLanguagesList = RoutedMethod<NoInput, LanguageList>("statistics.admin.languages.list", retry: .safe)
     public static let adminLanguagesUpsert = RoutedMethod<PlaceUpsert, Place>("statistics.admin.languages.upsert", retry: .safe)
     public static let adminSubmissionsCounts = RoutedMethod<SubmissionRange, SubmissionCounts>("statistics.admin.submissions.counts", retry: .safe)

@@ -6,29 +6,11 @@ import CustodianSecurity
 import Foundation
 import PostgresNIO
 
-/// What researchers do with OpenSense: see the devices, recover a device's storage key to decrypt data
-/// taken from a phone, and publish a new configuration.
+/// What researchers do with OpenSense besides looking (``OpenSenseDirectory``): recover a device's storage key to
+/// decrypt data taken from a phone, erase a device, and publish a new configuration.
 struct OpenSenseAdmin: Sendable {
     let database: Database
     let sealer: Sealer
-
-    func devices(_ query: SyntheticQuery, context: CallContext) async throws -> OpenSenseDeviceList {
-        let synthetic = query.synthetic.wanted
-        let rows = try await database.query(
-            """
-            SELECT d.device_id, d.registered_at, count(u.id)::integer, coalesce(sum(u.batch_count), 0)::integer, max(u.received_at)
-            FROM devices.opensense_devices d LEFT JOIN devices.opensense_uploads u ON u.device_ref = d.id
-            WHERE \(synthetic)::boolean IS NULL OR d.synthetic = \(synthetic)
-            GROUP BY d.id ORDER BY d.registered_at, d.id
-            """, logger: context.logger)
-        var devices: [OpenSenseDeviceList.Device] = []
-        for try await (id, registered, uploads, batches, last) in rows.decode((String, Date, Int, Int, Date?).self) {
-            devices.append(
-                OpenSenseDeviceList.Device(
-                    device_id: id, registered_at: Self.iso(registered), uploads: uploads, batches: batches, last_upload: last.map(Self.iso)))
-        }
-        return OpenSenseDeviceList(devices: devices)
-    }
 
     func key(_ device: OpenSenseDeviceByID, context: CallContext) async throws -> RecoveredOpenSenseKey {
         let deviceID = device.deviceID
@@ -85,6 +67,4 @@ struct OpenSenseAdmin: Sendable {
             return document
         }
     }
-
-    static func iso(_ date: Date) -> String { Date.ISO8601FormatStyle().format(date) }
 }

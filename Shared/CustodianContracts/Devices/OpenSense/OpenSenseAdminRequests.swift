@@ -137,27 +137,3 @@ public struct RecoveredOpenSenseKey: RoutedJSON, Equatable {
         self.key = key
     }
 }
-
-public struct OpenSenseDeviceList: RoutedJSON, Equatable {
-    public var devices: [Device]
-
-    public struct Device: Codable, Sendable, Equatable {
-        public var device_id: String
-        public var registered_at: String
-        public var uploads: Int
-        public var batches: Int
-        @ExplicitNull public var last_upload: String?
-
-        public init(device_id: String, registered_at: String, uploads: Int, batches: Int, last_upload: String?) {
-            self.device_id = device_id
-            self.registered_at = registered_at
-            self.uploads = uploads
-            self.batches = batches
-            self.last_upload = last_upload
-        }
-    }
-
-    public init(devices: [Device]) {
-        self.devices = devices
-    }
-}
