@@ -252,9 +252,9 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Services/gateway/GatewayKit",
-            // docs/openapi.yaml through a symlink (SwiftPM takes resources only from the target's folder), compiled
-            // into the gateway so that the executable needs no resource bundle beside it.
-            resources: [.embedInCode("OpenAPI/openapi.yaml")],
+            // docs/openapi.yaml through a symlink (SwiftPM takes resources only from the target's folder), and the
+            // console's page templates, compiled into the gateway so that the executable needs no resource bundle beside it.
+            resources: [.embedInCode("OpenAPI/openapi.yaml"), .embedInCode("Console/Templates")],
             swiftSettings: settings
         ),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit"], path: "Services/gateway/Main", swiftSettings: settings),

@@ -169,6 +169,7 @@ struct OpenAPIDocumentTests {
                 let policy = response.headers[.contentSecurityPolicy] ?? ""
                 #expect(policy.contains("default-src 'none'") && !policy.contains("unsafe") && !policy.contains("script-src"))
                 let html = String(buffer: response.body)
+                #expect(html.contains(#"<a href="/console">the console</a>"#), "the reference leads researchers to the console")
                 // Nothing fetched from elsewhere: no script, no external stylesheet, font or image.
                 #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("src=\"http"))
                 for route in RouteTable.all {
@@ -181,7 +182,7 @@ struct OpenAPIDocumentTests {
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
                 let html = String(buffer: response.body)
-                #expect(html.contains("href=\"/docs\"") && html.contains("href=\"/openapi.json\""))
+                #expect(html.contains("href=\"/docs\"") && html.contains("href=\"/openapi.json\"") && html.contains("href=\"/console\""))
             }
         }
     }

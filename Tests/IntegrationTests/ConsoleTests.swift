@@ -343,8 +343,22 @@ extension PlatformTests {
             let links = try await browser.get("/console/links")
             #expect(links.text.contains("<code>\(code.prefix(4))…</code></td><td>\(title)</td>"), "the list shows the link")
             #expect(!links.text.contains(code), "but not its whole code")
+            #expect(link.text.contains("(valid for 7 days)"))
+            #expect(link.text.components(separatedBy: "New short link</h2>").count == 2, "one heading says so, the new link's box another thing")
             let badDays = try await browser.post("/console/links", [("csrf", csrf), ("app_url", "warmtewachter://x"), ("ttl_days", "-1")])
             #expect(badDays.status == 422)
+            // The days are suggested, not pre-filled: typing 30 into the field gives 30, and an empty field the default.
+            #expect(links.text.contains(#"name="ttl_days" inputmode="numeric" placeholder="14" value="""#), "\(links.text)")
+            let typedInto = try await browser.post(
+                "/console/links", [("csrf", csrf), ("app_url", "warmtewachter://x"), ("title", "Kept"), ("ttl_days", "1430")])
+            #expect(typedInto.status == 422)
+            #expect(typedInto.text.contains("Valid for: “1430” is not a whole number of days from 1 to 366."), "\(typedInto.text)")
+            #expect(typedInto.text.contains(#"value="1430""#) && typedInto.text.contains(#"value="Kept""#), "what was typed stays")
+            let byDefault = try await browser.post(
+                "/console/links", [("csrf", csrf), ("app_url", "warmtewachter://account/default"), ("ttl_days", "")])
+            #expect(byDefault.status == 201 && byDefault.text.contains("(valid for 14 days)"), "\(byDefault.text)")
+            let oneDay = try await browser.post("/console/links", [("csrf", csrf), ("app_url", "warmtewachter://account/one"), ("ttl_days", "1")])
+            #expect(oneDay.text.contains("(valid for 1 day)"))
 
             // Days long before the figures other tests read (the latest per country), so that they see none of these.
             let csv = "country,date,confirmed,deaths,recovered\r\nZA,2020-01-15,1,0,0\r\nGB,2020-01-15,2,0,\r\n"
@@ -352,6 +366,10 @@ extension PlatformTests {
             #expect(imported.status == 200, "\(imported.text)")
             #expect(imported.headers.first(name: "Content-Length") == nil, "sent in parts: the progress first, the outcome when the rows are stored")
             let progress = try #require(imported.text.range(of: #"<p id="progress" role="status">Importing 2 rows from Console test"#))
+            let single = try await browser.postMultipart(
+                "/console/lemon/covid",
+                [("csrf", csrf), ("source", "Console test"), ("file", "country,date,confirmed,deaths,recovered\r\nZA,2020-01-14,1,0,0\r\n")])
+            #expect(single.text.contains("Importing 1 row from") && single.text.contains("Imported 1 row (1 new, 0 updated)"), "\(single.text)")
             let outcome = try #require(
                 imported.text.range(of: "Imported 2 rows (2 new, 0 updated) for GB, ZA, 2020-01-15 to 2020-01-15."), "\(imported.text)")
             #expect(progress.upperBound < outcome.lowerBound)

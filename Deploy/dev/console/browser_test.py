@@ -166,6 +166,25 @@ class Context:
             check(headings, f"{what} has no h1")
             check(headings[0].text.strip() == h1, f"{what}: h1 is {headings[0].text.strip()!r}, expected {h1!r}")
         self.check_csrf_fields(what)
+        self.check_headings(what)
+        self.check_checkboxes(what)
+
+    def check_headings(self, what):
+        """No heading says what another on the page says: each names its own part."""
+        texts = [h.text.strip() for h in self.driver.find_elements(By.CSS_SELECTOR, "h1, h2, h3") if h.text.strip()]
+        repeated = sorted({t for t in texts if texts.count(t) > 1})
+        check(not repeated, f"{what}: the headings {repeated} appear more than once")
+
+    def check_checkboxes(self, what):
+        """A labelled checkbox sits beside its label, on its line, not above or below it."""
+        for box in self.driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][id]"):
+            labels = self.driver.find_elements(By.CSS_SELECTOR, f'label[for="{box.get_attribute("id")}"]')
+            if not labels or not box.is_displayed():
+                continue
+            b, l = box.rect, labels[0].rect
+            centre = b["y"] + b["height"] / 2
+            check(l["y"] <= centre <= l["y"] + l["height"] and l["x"] > b["x"],
+                  f"{what}: checkbox #{box.get_attribute('id')} is not beside its label (box {b}, label {l})")
 
     def check_csrf_fields(self, what):
         for form in self.driver.find_elements(By.TAG_NAME, "form"):

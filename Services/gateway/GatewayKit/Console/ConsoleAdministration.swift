@@ -5,133 +5,173 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
+/// The audit log page's view model: the entries that match the filters, with links to download them all.
+struct AuditView: ConsoleView {
+    var entries: [Entry]
+    var filters: Filters
+    var filterQuery: String
+    var next: Int64?
+    var csrf = ""
+
+    struct Entry {
+        var seq: Int64
+        var at: String
+        var phase: String
+        var who: String
+        var action: String
+        var targets: [Target]
+        var query: String
+        var status: String
+        var rows: String
+        var bytes: String
+    }
+
+    struct Target {
+        var id: String
+        var link: String
+    }
+
+    struct Filters {
+        var identity: String?
+        var action: String?
+        var target: String?
+        var from: String?
+        var to: String?
+    }
+}
+
+/// The admin tokens page's view model: the identities (each revocable while active), a new token (shown once), the form.
+struct TokensView: ConsoleView {
+    var identities: [Identity]
+    var scopes: [String]
+    var created: Created?
+    var csrf = ""
+
+    struct Identity {
+        var id: String
+        var label: String
+        var scope: String
+        var created_by: String
+        var created_at: String
+        var expires_at: String
+        var last_used_at: String
+        var revoked_at: String
+        var active: Bool
+    }
+
+    struct Created {
+        var label: String
+        var scope: String
+        var token: String
+    }
+}
+
+/// A page of `GET /admin/v1/audit?format=json`, as the auth service writes it.
+private struct AuditPage: Decodable {
+    var entries: [Entry]
+    var next_after: Int64?
+
+    struct Entry: Decodable {
+        var seq: Int64
+        var at: String
+        var phase: String
+        var identity: String
+        var identity_label: String?
+        var action: String
+        var targets: [String]
+        var query: String?
+        var status: Int?
+        var rows: Int64?
+        var bytes: Int64?
+    }
+}
+
 /// The console's pages for owners: the audit log with the API's filters, and the admin identities (list, create, revoke).
 extension ConsoleRoutes {
     static let auditFilters = ["identity", "action", "target", "from", "to"]
 
-    func addAdministration(_ router: Router<GatewayRequestContext>) {
-        page(router, .get, "/console/audit") { try await audit($0) }
-        page(router, .get, "/console/audit/download") { visit in
-            try await download(visit, route: "/admin/v1/audit", names: ["format"] + Self.auditFilters) { error in try await audit(visit, error: error)
-            }
-        }
-        page(router, .get, "/console/tokens") { try await tokens($0) }
-        page(router, .post, "/console/tokens", createToken)
-        page(router, .post, "/console/tokens/revoke", revokeToken)
-    }
-
     func audit(_ visit: ConsoleVisit, error: ConsoleFailure? = nil) async throws -> Response {
+        // The filters go as typed, for the audit route to check (a time it cannot read is its 400).
         var query: [String: [String]] = ["format": ["json"], "limit": ["100"]]
-        var filters: [String: String] = [:]
-        for name in Self.auditFilters + ["after"] {
-            if let value = visit.query(name) {
-                query[name] = [value]
-                filters[name] = value
-            }
-        }
-        let page = try await admin.firstPage(.get, "/admin/v1/audit", HTTPInput(query: query), for: visit)
-        let answer = (try? JSONValue.parse(Data(page.chunk.utf8))) ?? .null
-        let entries = (answer["entries"]?.arrayValue ?? []).map { entry -> [String: Any] in
-            var values = entry.templateValue as? [String: Any] ?? [:]
-            values["who"] = entry["identity_label"]?.stringValue ?? entry["identity"]?.stringValue ?? ""
-            values["targets"] = (entry["targets"]?.arrayValue ?? []).compactMap(\.stringValue).map { ["id": $0, "link": Self.queryEscaped($0)] }
-            return values
-        }
-        let filterQuery = Self.auditFilters.compactMap { name in filters[name].map { "\(name)=\(Self.queryEscaped($0))" } }.joined(separator: "&")
-        var values: [String: Any] = ["entries": entries, "filters": filters, "filterQuery": filterQuery]
-        if case .int(let next)? = answer["next_after"] { values["next"] = next }
-        return ConsolePage(
-            title: "Audit log", template: "audit", values: values, status: error?.status ?? .ok, error: error?.message,
-            section: "audit"
-        ).response(csrf: visit.csrf)
-    }
-
-    func tokens(_ visit: ConsoleVisit, created: JSONValue? = nil, notice: String? = nil, error: ConsoleFailure? = nil) async throws -> Response {
-        let list = try await admin.json(.get, "/admin/v1/tokens", for: visit)
-        var values: [String: Any] = [
-            "identities": (list["identities"]?.arrayValue ?? []).map { identity -> [String: Any] in
-                var values = identity.templateValue as? [String: Any] ?? [:]
-                values["active"] = identity["revoked_at"].map { $0 == .null } ?? true
-                return values
+        for name in Self.auditFilters + ["after"] { if let value = visit.query(name) { query[name] = [value] } }
+        let first = try await admin.firstPage(AuthMethods.auditList, forwarding: HTTPInput(query: query), for: visit)
+        let page = try? JSONValueDecoder().decode(AuditPage.self, from: JSONValue.parse(Data(first.chunk.utf8)))
+        let filters = AuditView.Filters(
+            identity: visit.query("identity"), action: visit.query("action"), target: visit.query("target"), from: visit.query("from"),
+            to: visit.query("to"))
+        let view = AuditView(
+            entries: (page?.entries ?? []).map { entry in
+                .init(
+                    seq: entry.seq, at: ConsoleText.display(entry.at), phase: entry.phase, who: entry.identity_label ?? entry.identity,
+                    action: entry.action, targets: entry.targets.map { .init(id: $0, link: ConsoleText.queryEscaped($0)) }, query: entry.query ?? "",
+                    status: entry.status.map(String.init) ?? "", rows: entry.rows.map(String.init) ?? "", bytes: entry.bytes.map(String.init) ?? "")
             },
-            "scopes": AdminScope.allCases.map(\.rawValue),
-        ]
-        if let created { values["created"] = created.templateValue }
+            filters: filters,
+            filterQuery: Self.auditFilters.compactMap { name in visit.query(name).map { "\(name)=\(ConsoleText.queryEscaped($0))" } }
+                .joined(separator: "&"),
+            next: page?.next_after)
+        return ConsolePage(title: "Audit log", template: "audit", view: view, status: error?.status ?? .ok, error: error?.message, section: "audit")
+            .response(csrf: visit.csrf)
+    }
+
+    func downloadAudit(_ visit: ConsoleVisit) async throws -> Response {
+        try await download(visit, AuthMethods.auditList, names: ["format"] + Self.auditFilters) { error in try await audit(visit, error: error) }
+    }
+
+    func tokens(
+        _ visit: ConsoleVisit, created: CreatedAdminToken? = nil, notice: String? = nil, error: ConsoleFailure? = nil
+    ) async throws
+        -> Response
+    {
+        let list = try await admin.call(AuthMethods.tokensList, NoInput(), for: visit)
+        let view = TokensView(
+            identities: list.identities.map { identity in
+                .init(
+                    id: identity.id, label: identity.label, scope: identity.scope.rawValue, created_by: identity.created_by ?? "",
+                    created_at: ConsoleText.display(identity.created_at), expires_at: ConsoleText.display(identity.expires_at, else: ""),
+                    last_used_at: ConsoleText.display(identity.last_used_at, else: ""),
+                    revoked_at: ConsoleText.display(identity.revoked_at, else: ""),
+                    active: identity.revoked_at == nil)
+            },
+            scopes: AdminScope.allCases.map(\.rawValue),
+            created: created.map { .init(label: $0.identity.label, scope: $0.identity.scope.rawValue, token: $0.token) })
         return ConsolePage(
-            title: "Admin tokens", template: "tokens", values: values, status: error?.status ?? (created == nil ? .ok : .created),
-            notice: notice, error: error?.message, section: "tokens"
+            title: "Admin tokens", template: "tokens", view: view, status: error?.status ?? (created == nil ? .ok : .created), notice: notice,
+            error: error?.message, section: "tokens"
         ).response(csrf: visit.csrf)
     }
 
-    private func createToken(_ visit: ConsoleVisit) async throws -> Response {
-        do {
-            var body: [String: JSONValue] = ["label": .string(visit.text("label") ?? ""), "scope": .string(visit.text("scope") ?? "")]
+    func createToken(_ visit: ConsoleVisit) async throws -> Response {
+        try await form {
+            let scopeText = visit.text("scope") ?? ""
+            guard let scope = AdminScope(rawValue: scopeText) else {
+                throw ConsoleFailure(status: .unprocessableContent, message: "Scope: “\(scopeText)” is not one of \(AdminScope.names).")
+            }
+            var expiresIn: Int?
             if let days = visit.text("expires_days") {
                 guard let number = Int(days), (1...3650).contains(number) else {
-                    throw ConsoleFailure(status: .unprocessableContent, message: "Expires after: a whole number of days from 1 to 3650, or empty.")
+                    throw ConsoleFailure(
+                        status: .unprocessableContent, message: "Expires after: “\(days)” is not a whole number of days from 1 to 3650 (or empty).")
                 }
-                body["expires_in"] = .int(Int64(number) * 86_400)
+                expiresIn = number * 86_400
             }
-            let created = try await admin.json(.post, "/admin/v1/tokens", HTTPInput(body: .object(body)), for: visit)
-            return try await tokens(visit, created: created)
-        } catch let failure as ConsoleFailure where failure.status.code < 500 {
-            return try await tokens(visit, error: failure)
+            let request = CreateAdminToken(label: visit.text("label") ?? "", scope: scope, expiresIn: expiresIn)
+            return try await tokens(visit, created: try await admin.call(AuthMethods.tokensCreate, request, for: visit))
+        } orShow: {
+            try await tokens(visit, error: $0)
         }
     }
 
-    private func revokeToken(_ visit: ConsoleVisit) async throws -> Response {
-        do {
-            let id = visit.text("id") ?? ""
-            let revoked = try await admin.json(.delete, "/admin/v1/tokens/{token_id}", HTTPInput(path: ["token_id": id]), for: visit)
-            return try await tokens(visit, notice: "\(revoked["label"]?.stringValue ?? id)'s token is revoked.")
-        } catch let failure as ConsoleFailure where failure.status.code < 500 {
-            return try await tokens(visit, error: failure)
+    func revokeToken(_ visit: ConsoleVisit) async throws -> Response {
+        try await form {
+            let text = visit.text("id") ?? ""
+            guard let id = UUID(uuidString: text) else {
+                throw ConsoleFailure(status: .unprocessableContent, message: "“\(text)” is not an admin identity's id.")
+            }
+            let revoked = try await admin.call(AuthMethods.tokensRevoke, AdminIdentityByID(id: id), for: visit)
+            return try await tokens(visit, notice: "\(revoked.label)'s token is revoked.")
+        } orShow: {
+            try await tokens(visit, error: $0)
         }
     }
-}
-
-extension ConsoleTemplates {
-    /// Sections only owners see in the navigation.
-    static let ownersSections: Set<String> = ["audit", "tokens"]
-
-    static let administrationTemplates: [String: String] = [
-        "audit": """
-        <p>Every admin action, by whom and on what, in the order it was recorded: a <code>begin</code> entry before the action and an
-        <code>end</code> entry with its outcome. Each entry carries the hash of the one before it (<code>custodian audit verify</code>).</p>
-        <form class="stack" method="get" action="/console/audit">
-        <div><label for="audit-identity">Identity (label or id)</label><input id="audit-identity" name="identity" value="{{filters.identity}}"></div>
-        <div><label for="audit-action">Action</label><input id="audit-action" name="action" value="{{filters.action}}" placeholder="GET /admin/v1/measurements"></div>
-        <div><label for="audit-target">Target (a pseudonym, a device, an id)</label><input id="audit-target" name="target" value="{{filters.target}}"></div>
-        <div><label for="audit-from">From</label><input id="audit-from" name="from" value="{{filters.from}}" placeholder="2026-01-01T00:00:00Z"></div>
-        <div><label for="audit-to">To</label><input id="audit-to" name="to" value="{{filters.to}}"></div>
-        <div><button id="audit-filter" type="submit">Show</button></div></form>
-        <p><a id="audit-csv" href="/console/audit/download?format=csv&{{filterQuery}}">Download as CSV</a> ·
-        <a id="audit-ndjson" href="/console/audit/download?format=ndjson&{{filterQuery}}">Download as NDJSON</a></p>
-        <table id="audit-entries"><thead><tr><th scope="col" class="number">#</th><th scope="col">When (UTC)</th><th scope="col">Phase</th>
-        <th scope="col">Who</th><th scope="col">Action</th><th scope="col">Targets</th><th scope="col">Query</th><th scope="col" class="number">Status</th>
-        <th scope="col" class="number">Rows</th><th scope="col" class="number">Bytes</th></tr></thead>
-        <tbody>{{#entries}}<tr data-seq="{{seq}}"><td class="number">{{seq}}</td><td>{{at}}</td><td>{{phase}}</td><td>{{who}}</td><td><code>{{action}}</code></td>
-        <td>{{#targets}}<a href="/console/audit?target={{link}}">{{id}}</a> {{/targets}}</td><td><code>{{query}}</code></td>
-        <td class="number">{{status}}</td><td class="number">{{rows}}</td><td class="number">{{bytes}}</td></tr>{{/entries}}
-        {{^entries}}<tr><td colspan="10">No entries match.</td></tr>{{/entries}}</tbody></table>
-        {{#next}}<p><a id="audit-next" href="/console/audit?after={{next}}&{{filterQuery}}">Later entries</a></p>{{/next}}
-        """,
-        "tokens": """
-        {{#created}}<div id="created"><h2>New token</h2><p>The token of {{created.identity.label}} ({{created.identity.scope}}) is shown this once:
-        hand it over now.</p><p id="new-token" class="secret">{{created.token}}</p></div>{{/created}}
-        <h2>New identity</h2>
-        <p>Researchers read lists and exports; operators also create and change; owners do everything, tokens and the audit log included.</p>
-        <form class="stack" method="post" action="/console/tokens"><input type="hidden" name="csrf" value="{{csrf}}">
-        <div><label for="token-label">Label (who it is for)</label><input id="token-label" name="label" required maxlength="100"></div>
-        <div><label for="token-scope">Scope</label><select id="token-scope" name="scope">{{#scopes}}<option>{{.}}</option>{{/scopes}}</select></div>
-        <div><label for="token-expires">Expires after (days; empty: until revoked)</label><input id="token-expires" name="expires_days" inputmode="numeric"></div>
-        <div><button id="create-token" type="submit">Create token</button></div></form>
-        <h2>Identities</h2>
-        <table id="identities"><thead><tr><th scope="col">Label</th><th scope="col">Scope</th><th scope="col">Made by</th><th scope="col">Made</th>
-        <th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Revoked</th><th scope="col"></th></tr></thead>
-        <tbody>{{#identities}}<tr data-id="{{id}}"><td>{{label}}</td><td>{{scope}}</td><td>{{created_by}}</td><td>{{created_at}}</td><td>{{expires_at}}</td>
-        <td>{{last_used_at}}</td><td>{{revoked_at}}</td><td>{{#active}}<form method="post" action="/console/tokens/revoke"><input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="id" value="{{id}}"><button class="secondary revoke" type="submit">Revoke</button></form>{{/active}}</td></tr>{{/identities}}</tbody></table>
-        """,
-    ]
 }

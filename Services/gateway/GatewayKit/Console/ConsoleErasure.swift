@@ -1,115 +1,115 @@
 import CustodianContracts
 import CustodianHTTP
-import CustodianJSON
 import Foundation
 import HTTPTypes
 import Hummingbird
 
+/// The erasure page's view model: the forms the visitor's scope may use, and what the last one did (a receipt, or
+/// where a detached device was).
+struct ErasureView: ConsoleView {
+    var owner: Bool
+    var `operator`: Bool
+    var receipt: Receipt?
+    var detached: String?
+    var csrf = ""
+
+    struct Receipt {
+        var target: String
+        var id: String
+        var erased_at: String
+        var by: String
+        var counts: [Count]
+        var nothing: Bool
+    }
+
+    struct Count {
+        var kind: String
+        var count: Int
+    }
+}
+
 /// The console's erasure page (docs/erasure.md): erase a participant of any domain (owners), detach a device and
-/// revoke an API consumer or a short link (operators too). Each form calls the admin API's route, so the scopes,
+/// revoke an API consumer or a short link (operators too). Each form calls the admin API's method, so the scopes,
 /// the audit entries and the errors are the API's; the answer is shown as its receipt.
 extension ConsoleRoutes {
-    /// What each form does: its route, the path parameter it fills, and the scope it needs (to show it or not).
-    static let erasureActions: [(form: String, method: HTTPRequest.Method, route: String, parameter: String, scope: AdminScope, what: String)] = [
-        ("account", .delete, "/admin/v1/accounts/{pseudonym}", "pseudonym", .owner, "Twomes participant"),
-        ("device", .delete, "/admin/v1/devices/{device_name}", "device_name", .owner, "Twomes device"),
-        ("opensense", .delete, "/admin/v1/opensense/devices/{device_id}", "device_id", .owner, "OpenSense device"),
-        ("vault-user", .delete, "/admin/v1/vault/users/{user_id}", "user_id", .owner, "data vault user"),
-        ("lemon-app", .delete, "/admin/v1/lemon/apps/{device_id}", "device_id", .owner, "tracing app"),
-        ("detach", .post, "/admin/v1/devices/{device_name}/detach", "device_name", .operator, "device"),
-        ("consumer", .delete, "/admin/v1/api-consumers/{consumer_key}", "consumer_key", .operator, "API consumer"),
-        ("link", .delete, "/admin/v1/links/{code}", "code", .operator, "short link"),
+    /// What each form erases: the method it calls with the id typed, and the scope it needs (to show it or not).
+    struct ErasureAction: Sendable {
+        var form: String
+        var scope: AdminScope
+        var what: String
+        var erase: @Sendable (ConsoleAdmin, String, ConsoleVisit) async throws -> ErasureReceipt
+    }
+
+    static let erasureActions: [ErasureAction] = [
+        ErasureAction(form: "account", scope: .owner, what: "Twomes participant") { admin, id, visit in
+            guard let pseudonym = Int(id) else { throw ConsoleFailure(status: .unprocessableContent, message: "“\(id)” is not a pseudonym.") }
+            return try await admin.call(DevicesMethods.accountErase, TwomesAccountErasure(pseudonym: pseudonym), for: visit)
+        },
+        ErasureAction(form: "device", scope: .owner, what: "Twomes device") { admin, id, visit in
+            try await admin.call(DevicesMethods.deviceErase, DeviceByName(name: id), for: visit)
+        },
+        ErasureAction(form: "opensense", scope: .owner, what: "OpenSense device") { admin, id, visit in
+            try await admin.call(DevicesMethods.opensenseErase, OpenSenseDeviceByID(deviceID: id), for: visit)
+        },
+        ErasureAction(form: "vault-user", scope: .owner, what: "data vault user") { admin, id, visit in
+            guard let user = Int64(id) else { throw ConsoleFailure(status: .unprocessableContent, message: "“\(id)” is not a user id.") }
+            return try await admin.call(AuthMethods.vaultUsersErase, VaultUserErasure(userID: user), for: visit)
+        },
+        ErasureAction(form: "lemon-app", scope: .owner, what: "tracing app") { admin, id, visit in
+            try await admin.call(AuthMethods.lemonAppsErase, LemonAppByID(deviceID: id), for: visit)
+        },
+        ErasureAction(form: "consumer", scope: .operator, what: "API consumer") { admin, id, visit in
+            try await admin.call(RoutesMethods.consumersRevoke, ConsumerByKey(key: id), for: visit)
+        },
+        ErasureAction(form: "link", scope: .operator, what: "short link") { admin, id, visit in
+            try await admin.call(LinksMethods.shortRevoke, ShortLinkRevocation(code: id), for: visit)
+        },
     ]
 
-    func addErasure(_ router: Router<GatewayRequestContext>) {
-        page(router, .get, "/console/erasure") { try await erasure($0) }
-        page(router, .post, "/console/erasure", erase)
-    }
-
     func erasure(
-        _ visit: ConsoleVisit, receipt: ErasureReceipt? = nil, detached: JSONValue? = nil, error: ConsoleFailure? = nil
+        _ visit: ConsoleVisit, receipt: ErasureReceipt? = nil, detached: DeviceDetachment? = nil, error: ConsoleFailure? = nil
     ) async throws -> Response {
         let scope = AdminScope(of: visit.principal)
-        var values: [String: Any] = ["owner": scope == .owner, "operator": scope?.allows(.operator) ?? false]
-        if let receipt {
-            let counts: [[String: Any]] = receipt.deleted.keys.sorted().map { kind in ["kind": kind, "count": receipt.deleted[kind] ?? 0] }
-            values["receipt"] =
-                [
-                    "target": receipt.target, "id": receipt.id, "erased_at": receipt.erased_at, "by": receipt.erased_by.label ?? receipt.erased_by.id,
-                    "counts": counts, "nothing": !receipt.erasedAnything,
-                ] as [String: Any]
-        }
-        if let detached { values["detached"] = detached.templateValue }
-        return ConsolePage(
-            title: "Erasure", template: "erasure", values: values, status: error?.status ?? .ok, error: error?.message, section: "erasure"
-        ).response(csrf: visit.csrf)
+        let view = ErasureView(
+            owner: scope == .owner, operator: scope?.allows(.operator) ?? false,
+            receipt: receipt.map { receipt in
+                .init(
+                    target: receipt.target, id: receipt.id, erased_at: receipt.erased_at, by: receipt.erased_by.label ?? receipt.erased_by.id,
+                    counts: receipt.deleted.sorted { $0.key < $1.key }.map { .init(kind: $0.key, count: $0.value) }, nothing: !receipt.erasedAnything)
+            },
+            detached: detached.map(Self.detachment))
+        return ConsolePage(title: "Erasure", template: "erasure", view: view, status: error?.status ?? .ok, error: error?.message, section: "erasure")
+            .response(csrf: visit.csrf)
     }
 
-    private func erase(_ visit: ConsoleVisit) async throws -> Response {
-        do {
-            guard let action = Self.erasureActions.first(where: { $0.form == visit.text("action") }) else {
+    /// Where a detached device was, and what stays with that account.
+    static func detachment(_ detached: DeviceDetachment) -> String {
+        guard let account = detached.detached_from else { return "\(detached.device) was attached to no account." }
+        let kept = detached.measurements_kept
+        return "\(detached.device) left account \(account); \(kept == 1 ? "its reading stays" : "its \(kept) readings stay") with that account."
+    }
+
+    func erase(_ visit: ConsoleVisit) async throws -> Response {
+        try await form {
+            let chosen = visit.text("action")
+            guard chosen == "detach" || Self.erasureActions.contains(where: { $0.form == chosen }) else {
                 throw ConsoleFailure(status: .badRequest, message: "Choose one of the page's forms.")
             }
-            guard let id = visit.text("id"), !id.isEmpty else {
-                throw ConsoleFailure(status: .unprocessableContent, message: "Which \(action.what)? The field is empty.")
+            let action = Self.erasureActions.first { $0.form == chosen }
+            guard let id = visit.text("id") else {
+                throw ConsoleFailure(status: .unprocessableContent, message: "Which \(action?.what ?? "device")? The field is empty.")
+            }
+            guard let action else {
+                return try await erasure(visit, detached: try await admin.call(DevicesMethods.deviceDetach, DeviceByName(name: id), for: visit))
             }
             // Owners' erasures cannot be undone: the form asks for the id twice rather than trusting one click.
             if action.scope == .owner, visit.text("confirm") != id {
                 throw ConsoleFailure(
                     status: .unprocessableContent, message: "Type the \(action.what)'s id again under “Confirm” to erase it; nothing was erased.")
             }
-            let answer = try await admin.json(action.method, action.route, HTTPInput(path: [action.parameter: id]), for: visit)
-            if action.form == "detach" { return try await erasure(visit, detached: answer) }
-            return try await erasure(visit, receipt: JSONValueDecoder().decode(ErasureReceipt.self, from: answer))
-        } catch let failure as ConsoleFailure where failure.status.code < 500 {
-            return try await erasure(visit, error: failure)
+            return try await erasure(visit, receipt: try await action.erase(admin, id, visit))
+        } orShow: {
+            try await erasure(visit, error: $0)
         }
     }
-}
-
-extension ConsoleTemplates {
-    static let erasureTemplate = """
-        {{#receipt}}<div id="receipt"><h2>Receipt</h2><p>{{#nothing}}Nothing was left of {{target}} {{id}}: it had been erased, or never was.{{/nothing}}
-        {{^nothing}}Erased {{target}} {{id}} at {{erased_at}}, by {{by}}.{{/nothing}}</p>
-        <table id="receipt-counts"><thead><tr><th scope="col">What</th><th scope="col" class="number">Rows</th></tr></thead>
-        <tbody>{{#counts}}<tr><td>{{kind}}</td><td class="number">{{count}}</td></tr>{{/counts}}</tbody></table></div>{{/receipt}}
-        {{#detached}}<div id="detached"><h2>Detached</h2><p>{{device}} {{#detached_from}}left account {{detached_from}}; its {{measurements_kept}}
-        readings stay with that account.{{/detached_from}}{{^detached_from}}was attached to no account.{{/detached_from}}</p></div>{{/detached}}
-        <p>Each action is recorded in the audit log with your identity, and each answers with what it removed
-        (the <a href="/docs#tag-admin">admin API reference</a> and docs/erasure.md say what each removes and keeps). Backups taken
-        before keep what they hold.</p>
-        {{^operator}}<p>Your identity reads: erasing and revoking need an operator's or an owner's token.</p>{{/operator}}
-        {{#owner}}<h2>Erase a participant</h2><p>This cannot be undone. Type the id twice.</p>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="account">
-        <div><label for="erase-account">Twomes pseudonym</label><input id="erase-account" name="id" inputmode="numeric" required></div>
-        <div><label for="erase-account-confirm">Confirm the pseudonym</label><input id="erase-account-confirm" name="confirm" inputmode="numeric" required></div>
-        <div><button id="erase-account-submit" class="danger" type="submit">Erase the participant</button></div></form>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="device">
-        <div><label for="erase-device">Twomes device name (the device and every reading it took)</label><input id="erase-device" name="id" required></div>
-        <div><label for="erase-device-confirm">Confirm the device name</label><input id="erase-device-confirm" name="confirm" required></div>
-        <div><button id="erase-device-submit" class="danger" type="submit">Erase the device</button></div></form>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="opensense">
-        <div><label for="erase-opensense">OpenSense device id</label><input id="erase-opensense" name="id" required></div>
-        <div><label for="erase-opensense-confirm">Confirm the device id</label><input id="erase-opensense-confirm" name="confirm" required></div>
-        <div><button id="erase-opensense-submit" class="danger" type="submit">Erase the device's data</button></div></form>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="vault-user">
-        <div><label for="erase-vault-user">Data vault user id</label><input id="erase-vault-user" name="id" inputmode="numeric" required></div>
-        <div><label for="erase-vault-user-confirm">Confirm the user id</label><input id="erase-vault-user-confirm" name="confirm" inputmode="numeric" required></div>
-        <div><button id="erase-vault-user-submit" class="danger" type="submit">Erase the user</button></div></form>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="lemon-app">
-        <div><label for="erase-lemon-app">Tracing app device id (the app and its survey submissions)</label><input id="erase-lemon-app" name="id" required></div>
-        <div><label for="erase-lemon-app-confirm">Confirm the device id</label><input id="erase-lemon-app-confirm" name="confirm" required></div>
-        <div><button id="erase-lemon-app-submit" class="danger" type="submit">Erase the app</button></div></form>{{/owner}}
-        {{#operator}}<h2>Detach a device</h2><p>For deploying it with another account: its readings stay with the account they were taken for.</p>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="detach">
-        <div><label for="detach-device">Device name</label><input id="detach-device" name="id" required></div>
-        <div><button id="detach-submit" type="submit">Detach</button></div></form>
-        <h2>Revoke</h2>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="consumer">
-        <div><label for="revoke-consumer">API consumer key</label><input id="revoke-consumer" name="id" required></div>
-        <div><button id="revoke-consumer-submit" type="submit">Revoke the consumer</button></div></form>
-        <form class="stack" method="post" action="/console/erasure"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="link">
-        <div><label for="revoke-link">Short link code</label><input id="revoke-link" name="id" required></div>
-        <div><button id="revoke-link-submit" type="submit">Revoke the link</button></div></form>{{/operator}}
-        """
 }

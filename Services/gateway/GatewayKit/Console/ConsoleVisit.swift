@@ -30,6 +30,16 @@ struct ConsoleVisit: Sendable {
         guard let value = URLEncodedForm.first(name, inQuery: request.uri.query), !value.isEmpty else { return nil }
         return value
     }
+
+    /// A whole number a page's query or a form carries (a list's `after`, an id): nil when it is absent, a 400 page
+    /// naming the field and echoing what came when it is not one.
+    func number<Number: FixedWidthInteger & Sendable>(_ name: String, label: String? = nil, inQuery: Bool = true) throws -> Number? {
+        guard let text = inQuery ? query(name) : text(name) else { return nil }
+        guard let number = Number(text) else {
+            throw ConsoleFailure(status: .badRequest, message: "\(label ?? name): “\(text)” is not a whole number.")
+        }
+        return number
+    }
 }
 
 /// The console's login state: a session cookie that scripts cannot read and other sites cannot send, and a CSRF token

@@ -1,5 +1,4 @@
-import CustodianJSON
-import CustodianRPC
+import CustodianContracts
 import CustodianWeb
 
 /// LEMON submissions per ISO week, stacked by status, as an SVG the server draws: no script, no library, readable by
@@ -18,15 +17,14 @@ struct SubmissionChart {
     /// Colours told apart also by people with the common colour-vision deficiencies (Okabe–Ito).
     static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 
-    /// From the counts of `GET /admin/v1/statistics/submissions/counts`: `{"counts":[{"week","status","country","count"}]}`.
-    init(counts: [JSONValue]) {
+    /// From the counts of `GET /admin/v1/statistics/submissions/counts` (per week, status and country).
+    init(counts: [SubmissionCounts.Count]) {
         var statuses: [String] = []
         var byWeek: [String: [String: Int]] = [:]
         for row in counts {
-            guard let week = row["week"]?.stringValue, case .int(let count)? = row["count"] else { continue }
-            let status = row["status"]?.stringValue ?? "none given"
+            let status = row.status ?? "none given"
             if !statuses.contains(status) { statuses.append(status) }
-            byWeek[week, default: [:]][status, default: 0] += Int(clamping: count)
+            byWeek[row.week, default: [:]][status, default: 0] += row.count
         }
         self.statuses = statuses
         bars = byWeek.keys.sorted().map { week in Bar(week: week, counts: statuses.map { byWeek[week]?[$0] ?? 0 }) }
@@ -49,7 +47,7 @@ struct SubmissionChart {
         let description =
             bars.isEmpty
             ? "No submissions yet."
-            : "\(total) submissions in \(bars.count) weeks, from \(bars.first!.week) to \(bars.last!.week). "
+            : "\(ConsoleText.counted(total, "submission")) in \(ConsoleText.counted(bars.count, "week")), from \(bars.first!.week) to \(bars.last!.week). "
                 + bars.map { "\($0.week): \($0.total)" }.joined(separator: "; ") + "."
         parts.append(##"<desc id="chart-desc">\##(HTMLText.escape(description))</desc>"##)
         // Grid lines and their values.

@@ -17,6 +17,10 @@ struct APIReferencePage {
         html +=
             ##"<p class="muted">The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI \##(HTMLPage.escape(document["openapi"]?.stringValue ?? ""))).</p>"##
             + "\n"
+        // Researchers who would rather click than call: the same admin methods as pages.
+        html +=
+            ##"<p>Researchers and operators: <a href="/console">the console</a> does what the admin API does, as pages, with an admin token.</p>"##
+            + "\n"
 
         let operations = self.operations
         let tags = (document["tags"]?.arrayValue ?? []).compactMap { tag in

@@ -14,7 +14,8 @@ enum HomePage {
             <li>App and firmware developers: <a href="/docs#tag-twomes">Twomes</a>, <a href="/docs#tag-opensense">OpenSense</a>,
             <a href="/docs#tag-vault">the data vault</a>, <a href="/docs#tag-geotag">geotag</a>, <a href="/docs#tag-lemon">LEMON</a>.
             Each API keeps the field names, status codes and errors of the system it replaces.</li>
-            <li>Researchers: <a href="/docs#tag-admin">the admin API</a> under <code>/admin/v1/</code>, with an admin token.</li>
+            <li>Researchers: <a href="/console">the console</a>, pages for accounts, devices, exports and the rest, and
+            <a href="/docs#tag-admin">the admin API</a> under <code>/admin/v1/</code>; both with an admin token.</li>
             <li>Operators: <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>, <a href="/metrics">/metrics</a>.</li>
             </ul>
             """)
