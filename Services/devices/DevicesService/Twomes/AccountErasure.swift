@@ -114,8 +114,11 @@ struct AccountErasure: Sendable {
 
     /// Unlinks the devices `condition` picks (an interpolated `WHERE`) and revokes their session tokens.
     private static func detach(_ condition: PostgresQuery) -> PostgresQuery {
-        var query: PostgresQuery = "UPDATE devices.devices SET building_id = NULL, session_token_hash = NULL, activated_on = NULL WHERE "
-        query.sql += condition.sql
+        var query: PostgresQuery = """
+            UPDATE devices.devices SET building_id = NULL, session_token_hash = NULL, activated_on = NULL,
+                detached_on = CASE WHEN building_id IS NULL THEN detached_on ELSE now() END WHERE
+            """
+        query.sql += " " + condition.sql
         query.binds = condition.binds
         return query
     }

@@ -13,15 +13,22 @@ public struct TwomesAccountErasure: RoutedInput, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let text = try RequestReader(decoder).path("pseudonym")
-        guard let pseudonym = Int(text), CreateAccountRequest.pseudonymRange.contains(pseudonym) else {
-            throw RPCError.badRequest("pseudonym must be a whole number from 800000 to 899999", reason: "invalid_path")
-        }
-        self.pseudonym = pseudonym
+        pseudonym = try RequestReader(decoder).pseudonymInPath()
     }
 
     public func encode(to encoder: any Encoder) throws {
         try HTTPInput(path: ["pseudonym": String(pseudonym)]).encode(to: encoder)
+    }
+}
+
+extension RequestReader {
+    /// The `{pseudonym}` of an admin route's path (`/admin/v1/accounts/{pseudonym}`): a 400 unless it is one.
+    public func pseudonymInPath() throws -> Int {
+        let text = try path("pseudonym")
+        guard let pseudonym = Int(text), CreateAccountRequest.pseudonymRange.contains(pseudonym) else {
+            throw RPCError.badRequest("pseudonym must be a whole number from 800000 to 899999", reason: "invalid_path")
+        }
+        return pseudonym
     }
 }
 
