@@ -36,7 +36,7 @@ public enum DevicesMethods {
     public static let measurementsExport = RoutedMethod<MeasurementExportQuery, StreamPage>("devices.measurements.export", retry: .safe)
 
     // Erasure and detaching (docs/erasure.md): idempotent, so a retry is safe.
-    public static let accountErase = RoutedMethod<TwomesAccountErasure, ErasureReceipt>("devices.account.erase", retry: .safe)
+    public static let accountErase = RoutedMethod<AccountByPseudonym, ErasureReceipt>("devices.account.erase", retry: .safe)
     public static let deviceDetach = RoutedMethod<DeviceByName, DeviceDetachment>("devices.device.detach", retry: .safe)
     public static let deviceErase = RoutedMethod<DeviceByName, ErasureReceipt>("devices.device.erase", retry: .safe)
     public static let opensenseErase = RoutedMethod<OpenSenseDeviceByID, ErasureReceipt>("devices.opensense.erase", retry: .safe)

@@ -13,7 +13,7 @@ struct AccountErasure: Sendable {
 
     /// The account, its location, every reading and upload taken for it, and its short link; its devices are detached
     /// (session tokens revoked) so that the hardware can be deployed again with its label's activation token.
-    func erase(_ request: TwomesAccountErasure, context: CallContext) async throws -> ErasureReceipt {
+    func erase(_ request: AccountByPseudonym, context: CallContext) async throws -> ErasureReceipt {
         let pseudonym = request.pseudonym
         let logger = context.logger
         // The short link first: with links down nothing is deleted yet, and a retry of the whole erasure is safe.

@@ -236,7 +236,8 @@ public struct CohortAccounts: RoutedJSON, Equatable {
     }
 }
 
-/// `POST /admin/v1/accounts/{pseudonym}/activation`: the account named in the path.
+/// The account an admin route's path names: `DELETE /admin/v1/accounts/{pseudonym}` (a Twomes participant's erasure,
+/// docs/erasure.md), `POST /admin/v1/accounts/{pseudonym}/activation`.
 public struct AccountByPseudonym: RoutedInput, Equatable {
     public static var decoding: RequestDecoding { .fastAPI }
 

@@ -2,25 +2,6 @@ import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 
-/// `DELETE /admin/v1/accounts/{pseudonym}`: a Twomes participant's erasure (docs/erasure.md).
-public struct TwomesAccountErasure: RoutedInput, Equatable {
-    public static var decoding: RequestDecoding { .fastAPI }
-
-    public var pseudonym: Int
-
-    public init(pseudonym: Int) {
-        self.pseudonym = pseudonym
-    }
-
-    public init(from decoder: any Decoder) throws {
-        pseudonym = try RequestReader(decoder).pseudonymInPath()
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(path: ["pseudonym": String(pseudonym)]).encode(to: encoder)
-    }
-}
-
 extension RequestReader {
     /// The `{pseudonym}` of an admin route's path (`/admin/v1/accounts/{pseudonym}`): a 400 unless it is one.
     public func pseudonymInPath() throws -> Int {
