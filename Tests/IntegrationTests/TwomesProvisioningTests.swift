@@ -20,14 +20,13 @@ extension PlatformTests {
         }
 
         /// Phases A–D: an account, activated in the app, and a prepared device attached to it.
-        static func provision(type: String = "Generic-Test") async throws -> Provisioned {
+        static func provision(type: String = "Generic-Test", name: String = deviceName()) async throws -> Provisioned {
             let platform = try platform
             let account = try await platform.request(.POST, "/account", json: "{}", admin: true)
             let activationToken = try #require(account.json?["activation_token"] as? String)
             let session = try #require(
                 try await platform.request(.POST, "/account/activate", json: #"{"activation_token":"\#(activationToken)"}"#).json?["session_token"]
                     as? String)
-            let name = deviceName()
             let deviceToken = String(UInt64.random(in: 100_000_000...999_999_999))
             let created = try await platform.request(
                 .POST, "/device", json: #"{"name":"\#(name)","device_type":"\#(type)","activation_token":"\#(deviceToken)"}"#, admin: true)
@@ -364,7 +363,7 @@ extension PlatformTests {
             let all = try #require(accounts.json?["accounts"] as? [[String: Any]])
             let withDevice = try #require(
                 all.first { ($0["devices"] as? [[String: Any]])?.contains { $0["name"] as? String == device.deviceName } == true })
-            #expect(Set(withDevice.keys) == ["pseudonym", "created_on", "activated_on", "devices"], "no personal data")
+            #expect(Set(withDevice.keys) == ["pseudonym", "created_on", "activated_on", "activation_expires_at", "devices"], "no personal data")
             #expect(try await platform.request(.GET, "/admin/v1/accounts?limit=0", admin: true).status == 400)
         }
     }

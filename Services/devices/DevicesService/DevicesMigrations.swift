@@ -196,6 +196,22 @@ enum DevicesMigrations {
                 "ALTER TABLE devices.devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
                 "ALTER TABLE devices.opensense_devices ADD COLUMN synthetic boolean NOT NULL DEFAULT false",
             ]),
+        // The researchers' study pages (docs/admin.md, "Researcher routes"). A device remembers when it was last
+        // detached, so that "detached" and "never attached" differ (detaching clears its activation); devices detached
+        // before this have uploads and no account, and get their last upload's time. A device's attachments are its
+        // uploads grouped by the account they were made for: this index answers that, and "which devices uploaded for
+        // this account", from the index alone (one probe per device), where uploads_by_building would read every
+        // upload's row; it costs an upload (one an hour per device) one more index entry.
+        Migration(
+            21, "device detaching time, uploads by device and account",
+            [
+                "ALTER TABLE devices.devices ADD COLUMN detached_on timestamptz",
+                """
+                UPDATE devices.devices d SET detached_on = (SELECT max(u.server_time) FROM devices.uploads u WHERE u.device_id = d.id)
+                WHERE d.building_id IS NULL AND EXISTS (SELECT 1 FROM devices.uploads u WHERE u.device_id = d.id)
+                """,
+                "CREATE INDEX uploads_by_device_building ON devices.uploads (device_id, building_id, server_time)",
+            ]),
         // The researchers' OpenSense list (docs/admin.md): pages in registration order, and `q`, the start of a device id,
         // which `starts_with` finds as a range of an index in byte order whatever the database's collation.
         Migration(

@@ -43,7 +43,14 @@ public enum DevicesService {
         methods.register(DevicesMethods.deviceTypesCreate, requires: [.admin]) { try await deviceTypes.create($0.definition, context: $1) }
         methods.register(DevicesMethods.deviceTypesList, requires: [.admin]) { try await deviceTypes.list(context: $1) }
         methods.register(DevicesMethods.accountsList, requires: [.admin]) { try await researcher.list($0, context: $1) }
-        methods.register(DevicesMethods.devicesList, requires: [.admin]) { try await researcher.devices($0, context: $1) }
+        methods.register(DevicesMethods.accountDetail, requires: [.admin]) { try await researcher.detail($0, context: $1) }
+        methods.register(DevicesMethods.accountReissue, requires: [.admin]) { try await accounts.reissue($0, context: $1) }
+        methods.register(DevicesMethods.accountsCohort, requires: [.admin]) { try await accounts.cohort($0, context: $1) }
+        let researcherDevices = ResearcherDevices(
+            database: database, silentAfter: try environment.configuration.duration("CUSTODIAN_SILENT_AFTER", default: .seconds(2 * 3600)))
+        methods.register(DevicesMethods.devicesList, requires: [.admin]) { try await researcherDevices.list($0, context: $1) }
+        methods.register(DevicesMethods.deviceDetail, requires: [.admin]) { try await researcherDevices.detail($0, context: $1) }
+        methods.register(DevicesMethods.twomesActivity) { _, context in try await researcherDevices.activity(context: context) }
         methods.register(DevicesMethods.opensenseRegister) { try await openSense.register($0, context: $1) }
         methods.register(DevicesMethods.opensenseConfig) { try await openSense.config(context: $1) }
         methods.register(DevicesMethods.opensenseUpload) { try await openSense.upload($0, context: $1) }

@@ -37,16 +37,27 @@ struct AuditTrail: Sendable {
         record.rows = counts.rows
         record.bytes = counts.bytes
         if let created {
-            for key in Self.createdIDs {
-                // An answer that names what its path named already (an erasure's receipt) adds nothing.
-                switch created[key] {
-                case .string(let id)? where !record.targets.contains(id): record.targets.append(id)
-                case .int(let id)? where !record.targets.contains(String(id)): record.targets.append(String(id))
-                default: break
+            // A write that made several things answers them in its one list (a cohort's accounts): each is named.
+            let items = record.action.hasPrefix("GET ") ? [] : Self.listed(created)
+            for answer in [created] + items {
+                for key in Self.createdIDs {
+                    // An answer that names what its path named already (an erasure's receipt) adds nothing.
+                    switch answer[key] {
+                    case .string(let id)? where !record.targets.contains(id): record.targets.append(id)
+                    case .int(let id)? where !record.targets.contains(String(id)): record.targets.append(String(id))
+                    default: break
+                    }
                 }
             }
         }
         try await append(record, style: style, context: context)
+    }
+
+    /// The items of an answer's one list member (`{"accounts": […]}`), none when it has no list or several.
+    static func listed(_ answer: JSONValue) -> [JSONValue] {
+        guard case .object(let members) = answer else { return [] }
+        let lists = members.values.compactMap(\.arrayValue)
+        return lists.count == 1 ? lists[0] : []
     }
 
     /// The `end` entry of a call the service refused: written when it can be; the refusal goes to the client either way.

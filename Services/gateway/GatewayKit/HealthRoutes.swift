@@ -20,10 +20,12 @@ struct HealthRoutes: Sendable {
             await readiness(requestID: context.requestID)
         }
         router.get("/metrics") { _, context in
-            let retention = await retentionMetrics(requestID: context.requestID)
+            async let retention = retentionMetrics(requestID: context.requestID)
+            async let twomes = twomesMetrics(requestID: context.requestID)
+            let text = metrics.render() + (await retention) + (await twomes)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render() + retention)))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
     }
 
@@ -52,6 +54,15 @@ struct HealthRoutes: Sendable {
             return all.sorted { $0.service < $1.service }
         }
         return RetentionMetrics.render(totals)
+    }
+
+    /// The Twomes devices reporting and silent (docs/operations.md, "Metrics"), from the devices service's database like
+    /// the retention figures; left out when it does not answer within a second.
+    func twomesMetrics(requestID: String) async -> String {
+        guard services.contains(DevicesMethods.twomesActivity.service) else { return "" }
+        let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
+        guard let activity = try? await rpc.call(DevicesMethods.twomesActivity, context: context) else { return "" }
+        return TwomesMetrics.render(activity)
     }
 
     /// Each service's readiness: `ok`, or what is wrong.

@@ -209,6 +209,15 @@ public enum RouteTable {
         Route(.get, "/admin/v1/device-types", DevicesMethods.deviceTypesList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/accounts", DevicesMethods.accountsList, auth: .admin(.researcher), style: .admin),
         Route(.get, "/admin/v1/devices", DevicesMethods.devicesList, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/accounts/{pseudonym}", DevicesMethods.accountDetail, auth: .admin(.researcher), style: .admin),
+        Route(.get, "/admin/v1/devices/{device_name}", DevicesMethods.deviceDetail, auth: .admin(.researcher), style: .admin),
+        Route(
+            .post, "/admin/v1/accounts/{pseudonym}/activation", DevicesMethods.accountReissue, auth: .admin(.operator), style: .admin,
+            success: .created),
+        // JSON or CSV, as its Content-Type says: the body goes as text, and the service reads it.
+        Route(
+            .post, "/admin/v1/accounts/cohort", DevicesMethods.accountsCohort, auth: .admin(.operator), style: .admin, success: .created,
+            forwardedHeaders: [.contentType], body: .text),
         Route(.delete, "/admin/v1/accounts/{pseudonym}", DevicesMethods.accountErase, auth: .admin(.owner), style: .admin),
         Route(.post, "/admin/v1/devices/{device_name}/detach", DevicesMethods.deviceDetach, auth: .admin(.operator), style: .admin),
         Route(.delete, "/admin/v1/devices/{device_name}", DevicesMethods.deviceErase, auth: .admin(.owner), style: .admin),

@@ -21,6 +21,13 @@ public enum DevicesMethods {
     public static let deviceTypesList = RoutedMethod<NoInput, DeviceTypeList>("devices.deviceTypes.list", retry: .safe)
     public static let accountsList = RoutedMethod<AccountsQuery, AccountsPage>("devices.accounts.list", retry: .safe)
     public static let devicesList = RoutedMethod<DevicesQuery, DevicesPage>("devices.devices.list", retry: .safe)
+    public static let accountDetail = RoutedMethod<AccountDetailQuery, AccountDetail>("devices.account.detail", retry: .safe)
+    public static let deviceDetail = RoutedMethod<DeviceDetailQuery, DeviceDetail>("devices.device.detail", retry: .safe)
+    /// Not safe to repeat: a second call mints another token, and the first answer's token stops working.
+    public static let accountReissue = RoutedMethod<AccountByPseudonym, IssuedActivation>("devices.account.reissue")
+    public static let accountsCohort = RoutedMethod<CohortRequest, CohortAccounts>("devices.accounts.cohort")
+    /// Activated, attached devices reporting and silent, for the gateway's `/metrics`.
+    public static let twomesActivity = RPCMethod<Empty, TwomesActivity>("devices.twomes.activity", retry: .safe)
     /// Raw: a PNG or SVG image, made by `links`.
     public static let deviceLabel = RoutedMethod<DeviceLabelRequest, RawHTTPReply>("devices.device.label", retry: .safe)
     /// Raw: an HTML page of labels, made by `links`.
@@ -29,7 +36,7 @@ public enum DevicesMethods {
     public static let measurementsExport = RoutedMethod<MeasurementExportQuery, StreamPage>("devices.measurements.export", retry: .safe)
 
     // Erasure and detaching (docs/erasure.md): idempotent, so a retry is safe.
-    public static let accountErase = RoutedMethod<TwomesAccountErasure, ErasureReceipt>("devices.account.erase", retry: .safe)
+    public static let accountErase = RoutedMethod<AccountByPseudonym, ErasureReceipt>("devices.account.erase", retry: .safe)
     public static let deviceDetach = RoutedMethod<DeviceByName, DeviceDetachment>("devices.device.detach", retry: .safe)
     public static let deviceErase = RoutedMethod<DeviceByName, ErasureReceipt>("devices.device.erase", retry: .safe)
     public static let opensenseErase = RoutedMethod<OpenSenseDeviceByID, ErasureReceipt>("devices.opensense.erase", retry: .safe)

@@ -13,7 +13,7 @@ struct AccountErasure: Sendable {
 
     /// The account, its location, every reading and upload taken for it, and its short link; its devices are detached
     /// (session tokens revoked) so that the hardware can be deployed again with its label's activation token.
-    func erase(_ request: TwomesAccountErasure, context: CallContext) async throws -> ErasureReceipt {
+    func erase(_ request: AccountByPseudonym, context: CallContext) async throws -> ErasureReceipt {
         let pseudonym = request.pseudonym
         let logger = context.logger
         // The short link first: with links down nothing is deleted yet, and a retry of the whole erasure is safe.
@@ -114,8 +114,11 @@ struct AccountErasure: Sendable {
 
     /// Unlinks the devices `condition` picks (an interpolated `WHERE`) and revokes their session tokens.
     private static func detach(_ condition: PostgresQuery) -> PostgresQuery {
-        var query: PostgresQuery = "UPDATE devices.devices SET building_id = NULL, session_token_hash = NULL, activated_on = NULL WHERE "
-        query.sql += condition.sql
+        var query: PostgresQuery = """
+            UPDATE devices.devices SET building_id = NULL, session_token_hash = NULL, activated_on = NULL,
+                detached_on = CASE WHEN building_id IS NULL THEN detached_on ELSE now() END WHERE
+            """
+        query.sql += " " + condition.sql
         query.binds = condition.binds
         return query
     }

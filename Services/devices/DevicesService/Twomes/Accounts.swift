@@ -17,40 +17,60 @@ struct Accounts: Sendable {
 
     func create(_ request: CreateAccountRequest, context: CallContext) async throws -> CreateAccountResponse {
 
-        let token = SecretToken.generate()
         // The link first: if links is down nothing is written and the researcher simply retries.
+        let activation = try await mint(context: context)
+        let logger = context.logger
+        let created: (id: Int64, pseudonym: Int)
+        created = try await database.withTransaction(logger: logger) { connection in
+            let account = try await insertAccount(
+                connection, pseudonym: request.pseudonym, activation: activation, synthetic: context.createsSynthetic, logger: logger)
+            try await insertBuilding(connection, account: account.id, request, logger: logger)
+            return account
+        }
+        return CreateAccountResponse(
+            id: created.id, pseudonym: created.pseudonym, activation_token: activation.token, firebase_url: activation.link.url)
+    }
+
+    /// A new activation token and its link, made by `links`; the token is stored only as its hash.
+    struct Activation: Sendable {
+        var token: String
+        var link: ActivationLink
+        var expiresAt: Date
+
+        var tokenHash: Data { SecretToken.hash(token) }
+
+        func issued(to pseudonym: Int) -> IssuedActivation {
+            IssuedActivation(
+                pseudonym: pseudonym, activation_token: token, firebase_url: link.url, activation_expires_at: TwomesTime.render(expiresAt))
+        }
+    }
+
+    func mint(context: CallContext) async throws -> Activation {
+        let token = SecretToken.generate()
         let link = try await services.call(
             LinksMethods.activationMint,
             input: MintActivationLinkInput(
                 kind: "account", token: token, template: linkTemplate, lifetimeSeconds: Int(activationLifetime.components.seconds)),
             context: context)
+        return Activation(token: token, link: link, expiresAt: Date().addingTimeInterval(activationLifetime.seconds))
+    }
 
-        let tokenHash = SecretToken.hash(token)
-        let expiresAt = Date().addingTimeInterval(activationLifetime.seconds)
+    func insertBuilding(_ connection: DatabaseConnection, account: Int64, _ request: CreateAccountRequest, logger: Logger) async throws {
         // Coarse on purpose: two decimals are about a kilometre, never a street address.
         let latitude = (request.location.latitude * 100).rounded() / 100
         let longitude = (request.location.longitude * 100).rounded() / 100
         let timezone = request.timezone
-        let logger = context.logger
-        let created: (id: Int64, pseudonym: Int)
-        created = try await database.withTransaction(logger: logger) { connection in
-            let account = try await insertAccount(
-                connection, pseudonym: request.pseudonym, tokenHash: tokenHash, expiresAt: expiresAt, linkCode: link.code,
-                synthetic: context.createsSynthetic, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
-                VALUES (\(account.id), \(latitude), \(longitude), \(timezone))
-                """, logger: logger)
-            return account
-        }
-        return CreateAccountResponse(id: created.id, pseudonym: created.pseudonym, activation_token: token, firebase_url: link.url)
+        try await connection.query(
+            """
+            INSERT INTO devices.buildings (account_id, latitude, longitude, tz_name)
+            VALUES (\(account), \(latitude), \(longitude), \(timezone))
+            """, logger: logger)
     }
 
-    private func insertAccount(
-        _ connection: DatabaseConnection, pseudonym: Int?, tokenHash: Data, expiresAt: Date, linkCode: String?, synthetic: Bool,
-        logger: Logger
+    func insertAccount(
+        _ connection: DatabaseConnection, pseudonym: Int?, activation: Activation, synthetic: Bool, logger: Logger
     ) async throws -> (id: Int64, pseudonym: Int) {
+        let tokenHash = activation.tokenHash, expiresAt = activation.expiresAt, linkCode = activation.link.code
         if let pseudonym {
             let rows = try await connection.query(
                 """

@@ -44,7 +44,12 @@ public struct CreateAccountRequest: RoutedInput, Equatable {
             self.init()
             return
         }
-        let body = try request.body(keyedBy: CodingKeys.self)
+        try self.init(members: request.body(keyedBy: CodingKeys.self))
+    }
+
+    /// One account's members where they sit (the body of `POST /account`, an item of a cohort's `accounts`), checked
+    /// as the backend checks them; a problem's location is the member's there.
+    init(members body: KeyedDecodingContainer<CodingKeys>) throws {
         let pseudonym = try body.decodeIfPresent(LenientInteger.self, forKey: .pseudonym)?.value
         let location = try body.decodeIfPresent(Location.self, forKey: .location) ?? Self.defaultLocation
         // The backend calls it tz_name; the issue and the document say timezone. Both are accepted.
@@ -54,28 +59,51 @@ public struct CreateAccountRequest: RoutedInput, Equatable {
             timezone = try body.decodeIfPresent(String.self, forKey: .tz_name)
             timezoneKey = .tz_name
         }
+        let account = CreateAccountRequest(pseudonym: pseudonym, location: location, timezone: timezone ?? Self.defaultTimezone)
+        if let problem = account.problem {
+            let member: [String] =
+                switch problem.field {
+                case .pseudonym: ["pseudonym"]
+                case .latitude: ["location", "latitude"]
+                case .longitude: ["location", "longitude"]
+                case .timezone: [timezoneKey.stringValue]
+                }
+            throw RPCError.validation(location: RequestDecoding.location(body.codingPath) + member, message: problem.message, type: problem.type)
+        }
+        self = account
+    }
 
+    /// A field of an account that can be wrong.
+    public enum Field: String, Sendable, CaseIterable {
+        case pseudonym, latitude, longitude, timezone
+    }
+
+    /// What is wrong with an account, in the backend's words.
+    public struct Problem: Sendable, Equatable {
+        public var field: Field
+        public var message: String
+        public var type: String
+    }
+
+    /// The backend's checks, in its order: the first problem, nil when there is none. The one place they are made,
+    /// whichever way the account came (`POST /account`, a cohort's JSON or CSV).
+    public var problem: Problem? {
         if let pseudonym {
             if pseudonym < Self.pseudonymRange.lowerBound {
-                throw RPCError.validation(
-                    location: ["body", "pseudonym"], message: "ensure this value is greater than or equal to 800000",
-                    type: "value_error.number.not_ge")
+                return Problem(field: .pseudonym, message: "ensure this value is greater than or equal to 800000", type: "value_error.number.not_ge")
             }
             if pseudonym > Self.pseudonymRange.upperBound {
-                throw RPCError.validation(
-                    location: ["body", "pseudonym"], message: "ensure this value is less than or equal to 899999", type: "value_error.number.not_le")
+                return Problem(field: .pseudonym, message: "ensure this value is less than or equal to 899999", type: "value_error.number.not_le")
             }
         }
         guard (-90...90).contains(location.latitude) else {
-            throw RPCError.validation(location: ["body", "location", "latitude"], message: "latitude must be between -90 and 90")
+            return Problem(field: .latitude, message: "latitude must be between -90 and 90", type: "value_error")
         }
         guard (-180...180).contains(location.longitude) else {
-            throw RPCError.validation(location: ["body", "location", "longitude"], message: "longitude must be between -180 and 180")
+            return Problem(field: .longitude, message: "longitude must be between -180 and 180", type: "value_error")
         }
-        guard Self.isTimeZoneName(timezone ?? Self.defaultTimezone) else {
-            throw RPCError.validation(location: ["body", timezoneKey.stringValue], message: "illegal time zone")
-        }
-        self.init(pseudonym: pseudonym, location: location, timezone: timezone ?? Self.defaultTimezone)
+        guard Self.isTimeZoneName(timezone) else { return Problem(field: .timezone, message: "illegal time zone", type: "value_error") }
+        return nil
     }
 
     public func encode(to encoder: any Encoder) throws {

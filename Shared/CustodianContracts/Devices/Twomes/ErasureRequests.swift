@@ -2,26 +2,14 @@ import CustodianHTTP
 import CustodianJSON
 import CustodianRPC
 
-/// `DELETE /admin/v1/accounts/{pseudonym}`: a Twomes participant's erasure (docs/erasure.md).
-public struct TwomesAccountErasure: RoutedInput, Equatable {
-    public static var decoding: RequestDecoding { .fastAPI }
-
-    public var pseudonym: Int
-
-    public init(pseudonym: Int) {
-        self.pseudonym = pseudonym
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try RequestReader(decoder).path("pseudonym")
+extension RequestReader {
+    /// The `{pseudonym}` of an admin route's path (`/admin/v1/accounts/{pseudonym}`): a 400 unless it is one.
+    public func pseudonymInPath() throws -> Int {
+        let text = try path("pseudonym")
         guard let pseudonym = Int(text), CreateAccountRequest.pseudonymRange.contains(pseudonym) else {
             throw RPCError.badRequest("pseudonym must be a whole number from 800000 to 899999", reason: "invalid_path")
         }
-        self.pseudonym = pseudonym
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try HTTPInput(path: ["pseudonym": String(pseudonym)]).encode(to: encoder)
+        return pseudonym
     }
 }
 
