@@ -43,7 +43,7 @@ extension ConsoleRoutes {
     static let erasureActions: [ErasureAction] = [
         ErasureAction(form: "account", scope: .owner, what: "Twomes participant") { admin, id, visit in
             guard let pseudonym = Int(id) else { throw ConsoleFailure(status: .unprocessableContent, message: "“\(id)” is not a pseudonym.") }
-            return try await admin.call(DevicesMethods.accountErase, TwomesAccountErasure(pseudonym: pseudonym), for: visit)
+            return try await admin.call(DevicesMethods.accountErase, AccountByPseudonym(pseudonym: pseudonym), for: visit)
         },
         ErasureAction(form: "device", scope: .owner, what: "Twomes device") { admin, id, visit in
             try await admin.call(DevicesMethods.deviceErase, DeviceByName(name: id), for: visit)

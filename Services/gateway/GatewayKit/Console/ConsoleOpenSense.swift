@@ -47,7 +47,7 @@ extension ConsoleRoutes {
         _ visit: ConsoleVisit, error: ConsoleFailure? = nil, entered: [String: String]? = nil,
         fieldError: (key: String, message: String)? = nil, notice: String? = nil
     ) async throws -> Response {
-        async let devices = admin.call(DevicesMethods.opensenseDevices, SyntheticQuery(), for: visit)
+        async let devices = admin.call(DevicesMethods.opensenseDevices, OpenSenseDevicesQuery(limit: 1000), for: visit)
         async let configuration = admin.call(DevicesMethods.opensenseConfig, NoInput(), for: visit)
         let current = try await configuration
         let stored = Self.editable(current)

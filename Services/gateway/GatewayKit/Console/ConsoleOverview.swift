@@ -50,7 +50,7 @@ extension ConsoleRoutes {
         func count(_ items: Int, more: Bool) -> String { more ? "\(items)+" : String(items) }
         async let accounts = try? await admin.call(DevicesMethods.accountsList, AccountsQuery(limit: 1000), for: visit)
         async let devices = try? await admin.call(DevicesMethods.devicesList, DevicesQuery(limit: 1000), for: visit)
-        async let openSense = try? await admin.call(DevicesMethods.opensenseDevices, SyntheticQuery(), for: visit)
+        async let openSense = try? await admin.call(DevicesMethods.opensenseDevices, OpenSenseDevicesQuery(limit: 1000), for: visit)
         async let vaultUsers = try? await admin.call(VaultMethods.adminUsers, VaultUsersQuery(limit: 1000), for: visit)
         async let consumers = try? await admin.call(RoutesMethods.consumersList, SyntheticQuery(), for: visit)
         async let submissions = try? await admin.call(StatisticsMethods.adminSubmissionsCounts, SubmissionRange(), for: visit)
@@ -61,7 +61,9 @@ extension ConsoleRoutes {
             .init(
                 label: "Twomes devices", value: await devices.map { count($0.devices.count, more: $0.next_after != nil) } ?? "?",
                 href: "/console/twomes/devices"),
-            .init(label: "OpenSense devices", value: await openSense.map { String($0.devices.count) } ?? "?", href: "/console/opensense"),
+            .init(
+                label: "OpenSense devices", value: await openSense.map { count($0.devices.count, more: $0.next_after != nil) } ?? "?",
+                href: "/console/opensense"),
             .init(
                 label: "Vault users", value: await vaultUsers.map { count($0.users.count, more: $0.next_after != nil) } ?? "?",
                 href: "/console/vault"),
