@@ -2,7 +2,8 @@
 # A 300-household Twomes study with a year of heartbeats, loaded into a running `custodian up` database, then the
 # plans and times of the researchers' study routes (docs/admin.md, "Researcher routes"; issue 28):
 #   GET /admin/v1/accounts/{pseudonym}, GET /admin/v1/devices/{device_name}, GET /admin/v1/devices (sorted by name and by
-#   last reading, with heartbeats_24h) and GET /admin/v1/devices?silent_for=2h.
+#   last reading, with heartbeats_24h) and GET /admin/v1/devices?silent_for=2h; then the console's pages over them
+#   (participant, device, silent devices, lists), logged in with the admin token.
 #
 #   ./Deploy/dev/console-scale.sh [--data-dir .custodian] [--server https://127.0.0.1:8443] [--keep]
 #
@@ -160,6 +161,25 @@ time_route "/admin/v1/devices?limit=300&q=TWOMES-5C"
 time_route "/admin/v1/devices?sort=last_seen&limit=100"
 time_route "/admin/v1/devices?silent_for=2h"
 time_route "/admin/v1/accounts?q=8500&limit=100"
+# The console's pages for the same study, as a researcher's browser gets them (logged in with the admin token).
+echo "== the console's pages, timed with curl (each 5 times: seconds to the last byte)"
+jar=$(mktemp)
+trap 'rm -f "$jar"' EXIT
+login_csrf=$(curl -sk -c "$jar" "$server/console/login" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -1)
+curl -sk -b "$jar" -c "$jar" -o /dev/null "$server/console/login" --data-urlencode "csrf=$login_csrf" --data-urlencode "token=$token"
+time_page() {
+  local times=""
+  for _ in 1 2 3 4 5; do
+    times+=" $(curl -sk -b "$jar" -o /dev/null -w '%{time_total}' "$server$1")"
+  done
+  echo "   $1 → $(curl -sk -b "$jar" -o /dev/null -w '%{http_code} %{size_download} bytes' "$server$1"):$times"
+}
+time_page "/console/twomes/accounts/850001"
+time_page "/console/twomes/devices/TWOMES-5C0001"
+time_page "/console/twomes/silent"
+time_page "/console/twomes/devices"
+time_page "/console/twomes/accounts?q=8500"
+time_page "/console"
 curl -sk "$server/admin/v1/devices?silent_for=2h&limit=3" -H "Authorization: Bearer $token"; echo
 curl -sk "$server/metrics" | grep '^custodian_twomes'
 
