@@ -65,13 +65,28 @@ struct ConsoleTemplatesTests {
             (
                 "opensense",
                 OpenSenseView(
-                    devices: [.init(device_id: "D-6", registered_at: "R-6", uploads: 61, batches: 62, last: "L-6")],
+                    devices: [.init(device_id: "D-6", href: "/h-6", registered_at: "R-6", uploads: 61, batches: 62, last: "L-6")],
+                    q: "Q-6", next: "/n-6", first: "/f-6",
                     fields: [
                         .init(key: "k6", label: "L6", checkbox: false, textarea: false, value: "V-6", checked: false, error: "E-6"),
                         .init(key: "c6", label: "CL6", checkbox: true, textarea: false, value: "true", checked: true, error: nil),
                     ],
                     version: 66),
-                ["D-6", "R-6", ">61<", ">62<", "L-6", #"value="V-6""#, #"id="config-k6-error">E-6</p>"#, "checked", "now version 66"]
+                [
+                    #"<a href="/h-6">D-6</a>"#, "R-6", ">61<", ">62<", "L-6", #"value="V-6""#, #"id="config-k6-error">E-6</p>"#, "checked",
+                    "now version 66",
+                    #"name="q" maxlength="128" value="Q-6""#, #"href="/n-6">Next devices"#, #"href="/f-6">First devices"#,
+                ]
+            ),
+            (
+                "opensense-device",
+                OpenSenseDeviceView(
+                    device_id: "D-13", registered_at: "R-13", last_upload: "L-13", from: "F-13", to: "T-13", summary: "S-13",
+                    days: [.init(date: "2020-01-01", count: 131, gap: false), .init(date: "2020-01-02", count: 0, gap: true)]),
+                [
+                    "<code>D-13</code>", "R-13", "L-13", "S-13, from F-13 to T-13", "<tr><td>2020-01-01</td><td class=\"number\">131</td>",
+                    #"<tr class="gap"><td>2020-01-02</td><td class="number">0 <span class="hint">(gap)</span>"#,
+                ]
             ),
             (
                 "vault",
@@ -81,9 +96,11 @@ struct ConsoleTemplatesTests {
                             id: 71, repos: [.init(identifier: "R-7", items: 72)],
                             modules: [.init(id: 73, name: "M-7", permissions: [.init(repo: "P-7", access: "read")])])
                     ],
-                    next: 74, created: Created(heading: "H-7", fields: [.init(name: "F-7", value: "V-7", secret: true)], qr: "data:q-7")),
+                    next: "/n-74", first: "/f-74",
+                    created: Created(heading: "H-7", fields: [.init(name: "F-7", value: "V-7", secret: true)], qr: "data:q-7")),
                 [
-                    #"data-user="71""#, "R-7 (72)", "<strong>M-7</strong> (module 73): P-7 read;", "?after=74", "<h2>H-7</h2>",
+                    #"data-user="71""#, "R-7 (72)", "<strong>M-7</strong> (module 73): P-7 read;", #"href="/n-74">Next users"#,
+                    #"href="/f-74">First users"#, "<h2>H-7</h2>",
                     #"<dt>F-7</dt><dd class="secret">V-7</dd>"#, "data:q-7",
                 ]
             ),
@@ -97,18 +114,28 @@ struct ConsoleTemplatesTests {
             (
                 "links",
                 LinksView(
-                    links: [.init(code_prefix: "P-9", title: "T-9", created_at: "C-9", expires_at: "E-9", expired: true)], next: "X-9",
+                    links: [.init(code_prefix: "P-9", title: "T-9", created_at: "C-9", expires_at: "E-9", expired: true)], q: "Q-9", next: "/n-9",
+                    first: "/f-9",
                     created: .init(url: "https://u-9", validFor: "1 day", qr: "data:q-9"),
                     entered: .init(app_url: "A-9", title: "TT-9", ttl_days: "1430")),
                 [
-                    "P-9", "T-9", "C-9", "E-9", "expired", "before=X-9", "(valid for 1 day)", "data:q-9", #"value="A-9""#, #"value="TT-9""#,
+                    "P-9", "T-9", "C-9", "E-9", "expired", #"href="/n-9">Older"#, #"href="/f-9">Newest"#, #"value="Q-9""#, "(valid for 1 day)",
+                    "data:q-9", #"value="A-9""#, #"value="TT-9""#,
                     #"value="1430""#,
                 ]
             ),
             (
                 "lemon",
-                LemonView(chart: "<svg>C-10</svg>", statuses: [.init(name: "S-10", count: 101)], countries: [.init(name: "N-10", count: 102)]),
-                ["<svg>C-10</svg>", "S-10", ">101<", "N-10", ">102<"]
+                LemonView(
+                    chart: "<svg>C-10</svg>", statuses: [.init(name: "S-10", count: 101)], countries: [.init(name: "N-10", count: 102)],
+                    figures: [
+                        .init(country: "ZZ", date: "D-10", confirmed: 103, deaths: 104, recovered: "105", source: "SO-10", imported_at: "I-10")
+                    ],
+                    filter: .init(country: "FC", from: "FF-10", to: "FT-10", any: true), next: "/n-10", first: "/f-10"),
+                [
+                    "<svg>C-10</svg>", "S-10", ">101<", "N-10", ">102<", "<td>ZZ</td><td>D-10</td>", ">103<", ">104<", ">105<", "SO-10", "I-10",
+                    #"value="FC""#, #"value="FF-10""#, #"value="FT-10""#, #"href="/n-10">Older"#, #"href="/f-10">Newest"#, "All figures",
+                ]
             ),
             ("covid-import", CovidImportView(rows: "1 row", source: "S-11"), ["Importing 1 row from S-11", "<!--outcome-->"]),
             (

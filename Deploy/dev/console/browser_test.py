@@ -576,6 +576,8 @@ def step_researcher(c):
     check("owner" in c.find("main").text, "the refusal does not say which scope is needed")
 
 
+import list_steps  # noqa: E402 - it imports check from here
+
 STEPS = [
     ("a. /console redirects to /console/login; CSP and framing headers", step_redirect_and_headers),
     ("k1. login form field has a label", step_login_labels),
@@ -588,6 +590,7 @@ STEPS = [
     ("g. label sheet printed, device marked printed", step_labels),
     ("h. CSV export downloads measurements.csv", step_export),
     ("i. overview, OpenSense, vault, consumers, links, LEMON pages render", step_pages),
+    *list_steps.STEPS,
     ("l1. the header names the session's identity and scope", step_identity),
     ("m. admin tokens: created (shown once) and revoked", step_tokens),
     ("n. audit log: a pseudonym's history, filters, CSV", step_audit),

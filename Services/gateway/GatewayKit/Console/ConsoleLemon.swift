@@ -6,12 +6,36 @@ import Hummingbird
 import NIOCore
 
 /// The LEMON page's view model: submissions per week as a chart, their totals by status and by country, the export,
-/// and the COVID-figure import form.
+/// the imported COVID figures (newest day first, a page at a time, filtered by country and days), and the import form.
 struct LemonView: ConsoleView {
     var chart: String
     var statuses: [Total]
     var countries: [Total]
+    var figures: [Figure] = []
+    /// The figures' filter as typed, kept in its fields.
+    var filter = Filter()
+    /// The next (older) page's address and, on a later page, the first's: the filter kept.
+    var next: String?
+    var first: String?
     var csrf = ""
+
+    struct Figure {
+        var country: String
+        var date: String
+        var confirmed: Int64
+        var deaths: Int64
+        var recovered: String
+        var source: String
+        var imported_at: String
+    }
+
+    struct Filter {
+        var country: String?
+        var from: String?
+        var to: String?
+        /// Whether any is set (a link to all figures).
+        var any = false
+    }
 
     struct Total {
         var name: String
@@ -41,14 +65,30 @@ struct CovidOutcomeView {
 }
 
 extension ConsoleRoutes {
-    func lemon(_ visit: ConsoleVisit, error: ConsoleFailure? = nil) async throws -> Response {
+    /// The LEMON page; `figures`: the figures' filter and page in the page's address (none: the newest figures).
+    func lemon(
+        _ visit: ConsoleVisit, error: ConsoleFailure? = nil, figures query: ConsoleListQuery<CovidFiguresQuery>? = nil
+    ) async throws -> Response {
+        let query = query ?? ConsoleListQuery(visit, names: [])
+        async let figures = list(StatisticsMethods.adminCovidList, query, for: visit)
         let counts = try await admin.call(StatisticsMethods.adminSubmissionsCounts, SubmissionRange(), for: visit).counts
         func totals(_ key: (SubmissionCounts.Count) -> String?) -> [LemonView.Total] {
             Dictionary(counts.map { (key($0) ?? "none given", $0.count) }, uniquingKeysWith: +).sorted { $0.key < $1.key }
                 .map { .init(name: $0.key, count: $0.value) }
         }
-        let view = LemonView(chart: SubmissionChart(counts: counts).svg, statuses: totals(\.status), countries: totals(\.country))
-        return ConsolePage(title: "LEMON", template: "lemon", view: view, status: error?.status ?? .ok, error: error?.message, section: "lemon")
+        var view = LemonView(chart: SubmissionChart(counts: counts).svg, statuses: totals(\.status), countries: totals(\.country))
+        let (page, refusal) = try await figures
+        view.figures = (page?.figures ?? []).map {
+            .init(
+                country: $0.country, date: $0.date, confirmed: $0.confirmed, deaths: $0.deaths, recovered: $0.recovered.map(String.init) ?? "—",
+                source: $0.source, imported_at: ConsoleText.display($0.imported_at))
+        }
+        let typed = query.typed
+        view.filter = .init(country: typed["country"], from: typed["from"], to: typed["to"], any: typed.keys.contains { $0 != "after" })
+        view.next = query.link("/console/lemon", "after", page?.next_after)
+        view.first = query.firstLink("/console/lemon", "after")
+        let failure = error ?? refusal
+        return ConsolePage(title: "LEMON", template: "lemon", view: view, status: failure?.status ?? .ok, error: failure?.message, section: "lemon")
             .response(csrf: visit.csrf)
     }
 

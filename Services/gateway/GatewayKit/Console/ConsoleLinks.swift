@@ -22,11 +22,15 @@ struct ConsumersView: ConsoleView {
     }
 }
 
-/// The short links page's view model: the list (newest first), a new link with its QR code, and the form with what was
-/// typed after a refusal.
+/// The short links page's view model: the list (newest first, searched by the start of a code or a title), a new link
+/// with its QR code, and the form with what was typed after a refusal.
 struct LinksView: ConsoleView {
     var links: [Link]
+    /// The search as typed, kept in its field.
+    var q: String?
+    /// The next (older) page's address and, on a later page, the first's: the search kept.
     var next: String?
+    var first: String?
     var created: Created?
     var entered: Entered?
     var defaultDays = ConsoleRoutes.defaultLinkDays
@@ -81,24 +85,20 @@ extension ConsoleRoutes {
     func links(
         _ visit: ConsoleVisit, created: LinksView.Created? = nil, entered: LinksView.Entered? = nil, error: ConsoleFailure? = nil
     ) async throws -> Response {
-        var before: ShortLinksQuery.Cursor?
-        if let text = visit.query("before") {
-            let parts = text.split(separator: "-", maxSplits: 1)
-            guard parts.count == 2, let micros = Int64(parts[0]) else {
-                throw ConsoleFailure(status: .badRequest, message: "before: “\(text)” is not a place in the list of links.")
-            }
-            before = .init(micros: micros, digest: String(parts[1]))
-        }
-        let page = try await admin.call(LinksMethods.shortList, ShortLinksQuery(limit: 100, before: before), for: visit)
+        let query = ConsoleListQuery<ShortLinksQuery>(visit, names: ["q", "before", "limit"])
+        let (page, refusal) = try await list(LinksMethods.shortList, query, for: visit)
         let view = LinksView(
-            links: page.links.map {
+            links: (page?.links ?? []).map {
                 .init(
                     code_prefix: $0.code_prefix, title: $0.title ?? "", created_at: ConsoleText.display($0.created_at),
                     expires_at: ConsoleText.display($0.expires_at, else: ""), expired: $0.expired)
             },
-            next: page.next_before, created: created, entered: entered)
+            q: query.typed["q"], next: query.link("/console/links", "before", page?.next_before), first: query.firstLink("/console/links", "before"),
+            created: created, entered: entered)
+        let failure = error ?? refusal
         return ConsolePage(
-            title: "Short links", template: "links", view: view, status: error?.status ?? (created == nil ? .ok : .created), error: error?.message,
+            title: "Short links", template: "links", view: view, status: failure?.status ?? (created == nil ? .ok : .created),
+            error: failure?.message,
             section: "links"
         ).response(csrf: visit.csrf)
     }

@@ -10,7 +10,8 @@ enum ConsoleMethods {
         DevicesMethods.accountsList, DevicesMethods.accountCreate, DevicesMethods.devicesList, DevicesMethods.deviceCreate,
         DevicesMethods.deviceTypesList, DevicesMethods.deviceLabels, DevicesMethods.measurementsExport,
         // OpenSense
-        DevicesMethods.opensenseDevices, DevicesMethods.opensenseConfig, DevicesMethods.opensenseReplaceConfig, DevicesMethods.opensenseExport,
+        DevicesMethods.opensenseDevices, DevicesMethods.opensenseDevice, DevicesMethods.opensenseConfig, DevicesMethods.opensenseReplaceConfig,
+        DevicesMethods.opensenseExport,
         // The data vault
         VaultMethods.adminUsers, AuthMethods.vaultUsersCreate, VaultMethods.adminCreateModule, VaultMethods.adminCreateRepo,
         VaultMethods.adminGrant, VaultMethods.adminModuleQR,
@@ -18,6 +19,7 @@ enum ConsoleMethods {
         RoutesMethods.consumersList, RoutesMethods.consumersCreate, LinksMethods.shortList, LinksMethods.shortHttpCreate, LinksMethods.qrHttp,
         // LEMON
         StatisticsMethods.adminSubmissionsCounts, StatisticsMethods.adminSubmissionsExport, StatisticsMethods.adminCovidImport,
+        StatisticsMethods.adminCovidList,
         // Administration
         AuthMethods.auditList, AuthMethods.tokensList, AuthMethods.tokensCreate, AuthMethods.tokensRevoke,
         // Erasure

@@ -5,16 +5,25 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The OpenSense page's view model: the registered devices, the batch export, and the configuration editor (each field
-/// with what it holds or what was typed, and the server's reason beside the field it names).
+/// The OpenSense page's view model: the registered devices (a page of them, searched by the start of their id), the
+/// batch export, and the configuration editor (each field with what it holds or what was typed, and the server's
+/// reason beside the field it names).
 struct OpenSenseView: ConsoleView {
     var devices: [Device]
+    /// The search as typed, kept in its field.
+    var q: String?
+    /// The next page's address, the search kept.
+    var next: String?
+    /// The first page's address, on a later page.
+    var first: String?
     var fields: [Field]
     var version: Int?
     var csrf = ""
 
     struct Device {
         var device_id: String
+        /// The device's page.
+        var href: String
         var registered_at: String
         var uploads: Int
         var batches: Int
@@ -47,16 +56,20 @@ extension ConsoleRoutes {
         _ visit: ConsoleVisit, error: ConsoleFailure? = nil, entered: [String: String]? = nil,
         fieldError: (key: String, message: String)? = nil, notice: String? = nil
     ) async throws -> Response {
-        async let devices = admin.call(DevicesMethods.opensenseDevices, OpenSenseDevicesQuery(limit: 1000), for: visit)
+        let query = ConsoleListQuery<OpenSenseDevicesQuery>(visit, names: ["q", "after", "limit"])
+        async let devices = list(DevicesMethods.opensenseDevices, query, for: visit) { $0.limit = $0.limit ?? 100 }
         async let configuration = admin.call(DevicesMethods.opensenseConfig, NoInput(), for: visit)
         let current = try await configuration
         let stored = Self.editable(current)
+        let (page, refusal) = try await devices
         let view = OpenSenseView(
-            devices: try await devices.devices.map {
+            devices: (page?.devices ?? []).map {
                 .init(
-                    device_id: $0.device_id, registered_at: ConsoleText.display($0.registered_at), uploads: $0.uploads, batches: $0.batches,
-                    last: ConsoleText.display($0.last_upload, else: "none yet"))
+                    device_id: $0.device_id, href: Self.openSenseDevicePath($0.device_id), registered_at: ConsoleText.display($0.registered_at),
+                    uploads: $0.uploads, batches: $0.batches, last: ConsoleText.display($0.last_upload, else: "none yet"))
             },
+            q: query.typed["q"], next: query.link("/console/opensense", "after", page?.next_after),
+            first: query.firstLink("/console/opensense", "after"),
             fields: Self.configurationFields.map { field in
                 let value = entered?[field.key] ?? stored[field.key] ?? ""
                 return .init(
@@ -64,8 +77,9 @@ extension ConsoleRoutes {
                     checked: value == "true", error: fieldError?.key == field.key ? fieldError?.message : nil)
             },
             version: current.version)
+        let failure = error ?? refusal
         return ConsolePage(
-            title: "OpenSense", template: "opensense", view: view, status: error?.status ?? .ok, notice: notice, error: error?.message,
+            title: "OpenSense", template: "opensense", view: view, status: failure?.status ?? .ok, notice: notice, error: failure?.message,
             section: "opensense"
         ).response(csrf: visit.csrf)
     }

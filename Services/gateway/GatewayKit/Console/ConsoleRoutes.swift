@@ -35,6 +35,7 @@ struct ConsoleRoutes: Sendable {
             Page(method: .get, path: "/console/twomes/export") { try await export($0) },
             Page(method: .get, path: "/console/twomes/export/download", handler: downloadMeasurements),
             Page(method: .get, path: "/console/opensense") { try await openSense($0) },
+            Page(method: .get, path: "/console/opensense/devices/{device_id}", handler: openSenseDevice),
             Page(method: .post, path: "/console/opensense/config", handler: publishConfiguration),
             Page(method: .get, path: "/console/opensense/batches", handler: downloadBatches),
             Page(method: .get, path: "/console/vault") { try await vault($0) },
@@ -47,7 +48,9 @@ struct ConsoleRoutes: Sendable {
             Page(method: .post, path: "/console/consumers", handler: createConsumer),
             Page(method: .get, path: "/console/links") { try await links($0) },
             Page(method: .post, path: "/console/links", handler: createLink),
-            Page(method: .get, path: "/console/lemon") { try await lemon($0) },
+            Page(method: .get, path: "/console/lemon") {
+                try await lemon($0, figures: ConsoleListQuery($0, names: ["country", "from", "to", "after", "limit"]))
+            },
             // A CSV of daily figures is larger than any other form: the admin route's own limit.
             Page(method: .post, path: "/console/lemon/covid", maximumFormSize: 6 * 1024 * 1024 + 64 * 1024, handler: importCovid),
             Page(method: .get, path: "/console/lemon/submissions", handler: downloadSubmissions),

@@ -16,6 +16,7 @@ enum ConsoleTemplates {
         ("devices", PackageResources.devices_mustache),
         ("export", PackageResources.export_mustache),
         ("opensense", PackageResources.opensense_mustache),
+        ("opensense-device", PackageResources.opensense_device_mustache),
         ("vault", PackageResources.vault_mustache),
         ("consumers", PackageResources.consumers_mustache),
         ("links", PackageResources.links_mustache),
@@ -70,7 +71,8 @@ enum ConsoleTemplates {
         .cards{display:flex;flex-wrap:wrap;gap:1rem;padding:0;list-style:none}.cards li{border:1px solid #bbb;padding:.6rem 1rem;min-width:10rem}
         .cards strong{display:block;font-size:1.6rem}.ok{color:#1e6b34;font-weight:700}.bad{color:#a4161a;font-weight:700}
         .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;color:#0b4f9c;padding:.3rem}
-        svg text{font:12px system-ui,sans-serif;fill:#1b1b1b}
+        svg text{font:12px system-ui,sans-serif;fill:#1b1b1b}tr.gap td{background:#fff7d6}
+        form.filters{display:flex;flex-wrap:wrap;align-items:end;gap:.6rem;margin:.5rem 0}form.filters>div{display:grid;gap:.15rem}
         @media print{header,.no-print,form{display:none}main{max-width:none}}
         """
 

@@ -8,7 +8,9 @@ import Hummingbird
 /// form just made, and the forms.
 struct VaultView: ConsoleView {
     var users: [User]
-    var next: Int64?
+    /// The next page's address and, on a later page, the first's.
+    var next: String?
+    var first: String?
     var created: Created?
     var csrf = ""
 
@@ -51,9 +53,10 @@ struct Created {
 
 extension ConsoleRoutes {
     func vault(_ visit: ConsoleVisit, created: Created? = nil, notice: String? = nil, error: ConsoleFailure? = nil) async throws -> Response {
-        let page = try await admin.call(VaultMethods.adminUsers, VaultUsersQuery(after: try visit.number("after") ?? 0, limit: 100), for: visit)
+        let query = ConsoleListQuery<VaultUsersQuery>(visit, names: ["after", "limit"])
+        let (page, refusal) = try await list(VaultMethods.adminUsers, query, for: visit)
         let view = VaultView(
-            users: page.users.map { user in
+            users: (page?.users ?? []).map { user in
                 .init(
                     id: user.id, repos: user.repos.map { .init(identifier: $0.identifier, items: $0.items) },
                     modules: user.modules.map { module in
@@ -64,9 +67,12 @@ extension ConsoleRoutes {
                             })
                     })
             },
-            next: page.next_after, created: created)
+            next: query.link("/console/vault", "after", page?.next_after.map(String.init)), first: query.firstLink("/console/vault", "after"),
+            created: created)
+        let failure = error ?? refusal
         return ConsolePage(
-            title: "Data vault", template: "vault", view: view, status: error?.status ?? .ok, notice: notice, error: error?.message, section: "vault"
+            title: "Data vault", template: "vault", view: view, status: failure?.status ?? .ok, notice: notice, error: failure?.message,
+            section: "vault"
         ).response(csrf: visit.csrf)
     }
 
