@@ -62,6 +62,9 @@ struct ConsolePartsTests {
         let fields = try #require(ConsoleForm.multipart(Data(body.utf8), boundary: "XyZ"))
         #expect(fields["csrf"] == ["abc"])
         #expect(fields["file"] == ["country,date\r\nZA,2020-05-17\r\n"], "the file's own line breaks are kept")
+        #expect(
+            fields["file" + ConsoleForm.fileNameSuffix] == ["a.csv"] && fields["csrf" + ConsoleForm.fileNameSuffix] == nil,
+            "a file's name, to name it")
         #expect(ConsoleForm.boundary(of: "multipart/form-data; boundary=\"XyZ\"") == "XyZ")
         #expect(ConsoleForm.boundary(of: "multipart/form-data") == nil)
         // Hostile bodies are refused, never trapped on.
@@ -84,11 +87,13 @@ struct ConsolePartsTests {
         #expect(chart.bars.map(\.counts) == [[2, 3, 0], [4, 0, 1]])
         let svg = chart.svg
         #expect(svg.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" id="submissions-chart" role="img""#))
-        #expect(svg.contains("<desc id=\"chart-desc\">10 submissions in 2 weeks, from 2026-W47 to 2026-W48. 2026-W47: 5; 2026-W48: 5.</desc>"))
+        #expect(
+            svg.contains("<desc id=\"submissions-chart-desc\">10 submissions in 2 weeks, from 2026-W47 to 2026-W48. 2026-W47: 5; 2026-W48: 5.</desc>")
+        )
         #expect(svg.components(separatedBy: "<rect ").count - 1 == 4 + 3, "one bar part per non-zero count, one legend box per status")
         #expect(SubmissionChart(counts: []).svg.contains("No submissions yet"))
         #expect(SubmissionChart(counts: [.init(status: "\"&", country: nil, week: "<script>", count: 1)]).svg.contains("&lt;script&gt;"))
-        #expect([1, 4, 5, 6, 11, 99, 1234].map(SubmissionChart.gridStep) == [1, 1, 1, 2, 2, 20, 500])
+        #expect([1, 4, 5, 6, 11, 99, 1234].map(BarChart.gridStep) == [1, 1, 1, 2, 2, 20, 500])
     }
 
     @Test func aCSRFTokenBelongsToItsSessionAndDoesNotRevealIt() {

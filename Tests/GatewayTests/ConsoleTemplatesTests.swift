@@ -23,7 +23,7 @@ struct ConsoleTemplatesTests {
 
     /// A template of each page with a view model whose values it must show.
     static var samples: [(template: String, view: Any, shows: [String])] {
-        [
+        twomesSamples + [
             (
                 "layout", ConsoleLayout(title: "T-1", content: "<p>C-1</p>", notice: "N-1", error: "E-1"),
                 ["<title>T-1 ·", "<p>C-1</p>", "N-1", "E-1"]
@@ -36,30 +36,6 @@ struct ConsoleTemplatesTests {
                     counts: [.init(label: "L-1", value: "9-1", href: "/h-1")], health: [.init(service: "S-1", status: "down-1", ok: false)],
                     traffic: .init(requests: 71, clientErrors: 72, serverErrors: 73, since: "Z-1")),
                 ["<strong>9-1</strong><a href=\"/h-1\">L-1</a>", "S-1", "down-1", ">71<", ">72<", ">73<", "since Z-1"]
-            ),
-            (
-                "accounts",
-                AccountsView(
-                    accounts: [
-                        .init(pseudonym: 812_345, created_on: "C-2", activated: "A-2", devices: [.init(name: "D-2", device_type: "T-2", seen: "S-2")])
-                    ],
-                    next: 812_345, owner: true),
-                [#"data-pseudonym="812345""#, "C-2", "A-2", "D-2 (T-2, S-2)", "/console/audit?target=812345", "?after=812345"]
-            ),
-            (
-                "account-created", AccountCreatedView(pseudonym: 812_346, link: "https://l-3", qr: "data:q-3"),
-                ["812346", #"href="https://l-3""#, #"src="data:q-3""#]
-            ),
-            (
-                "devices",
-                DevicesView(
-                    types: [.init(name: "N-4", display_name: "DN-4", selected: true)],
-                    devices: [.init(name: "D-4", device_type: "T-4", account: "A-4", activated: "AC-4", seen: "S-4", printed: "P-4")],
-                    form: .init(name: "F-4", device_type: "N-4", activation_token: "AT-4"), next: "X-4"),
-                [
-                    #"<option value="N-4" selected>DN-4 (N-4)</option>"#, #"data-device="D-4""#, "A-4", "AC-4", "S-4", "P-4", #"value="F-4""#,
-                    #"value="AT-4""#, "after=X-4",
-                ]
             ),
             ("export", ExportView(types: [.init(name: "N-5", display_name: "DN-5", properties: "P-5")]), ["DN-5 (N-5)", "P-5"]),
             (
@@ -82,9 +58,11 @@ struct ConsoleTemplatesTests {
                 "opensense-device",
                 OpenSenseDeviceView(
                     device_id: "D-13", registered_at: "R-13", last_upload: "L-13", from: "F-13", to: "T-13", summary: "S-13",
-                    days: [.init(date: "2020-01-01", count: 131, gap: false), .init(date: "2020-01-02", count: 0, gap: true)]),
+                    days: [.init(date: "2020-01-01", count: 131, gap: false), .init(date: "2020-01-02", count: 0, gap: true)],
+                    chart: "<svg id=\"C-13\"></svg>"),
                 [
-                    "<code>D-13</code>", "R-13", "L-13", "S-13, from F-13 to T-13", "<tr><td>2020-01-01</td><td class=\"number\">131</td>",
+                    "<code>D-13</code>", "<figure class=\"chart\"><svg id=\"C-13\"></svg></figure>", "R-13", "L-13", "S-13, from F-13 to T-13",
+                    "<tr><td>2020-01-01</td><td class=\"number\">131</td>",
                     #"<tr class="gap"><td>2020-01-02</td><td class="number">0 <span class="hint">(gap)</span>"#,
                 ]
             ),
@@ -150,14 +128,15 @@ struct ConsoleTemplatesTests {
                 AuditView(
                     entries: [
                         .init(
-                            seq: 131, at: "AT-13", phase: "begin", who: "W-13", action: "GET /x", targets: [.init(id: "T-13", link: "T-13")],
+                            seq: 131, at: "AT-13", phase: "begin", who: "W-13", action: "GET /x",
+                            targets: [.init(id: "T-13", link: "T-13"), .init(id: "812345", link: "812345", participant: .init(812_345))],
                             query: "Q-13",
                             status: "200", rows: "132", bytes: "133")
                     ],
                     filters: .init(identity: "I-13", action: nil, target: nil, from: nil, to: nil), filterQuery: "identity=I-13", next: 134),
                 [
                     #"data-seq="131""#, "AT-13", "W-13", "GET /x", "?target=T-13", "Q-13", ">132<", ">133<", #"value="I-13""#,
-                    "after=134&identity=I-13",
+                    "after=134&identity=I-13", #"(<a class="participant" href="/console/twomes/accounts/812345">participant</a>)"#,
                 ]
             ),
             (

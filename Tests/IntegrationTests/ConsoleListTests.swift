@@ -51,6 +51,9 @@ extension PlatformTests {
                 device.text.contains("<h1>OpenSense device \(ids[0])</h1>")
                     && device.text.contains(#"id="nav-opensense" href="/console/opensense" aria-current="page""#))
             #expect(device.text.contains("3 batches in 30 days, 28 days without any"), "\(device.text)")
+            // The same days drawn, the gaps among them described for screen readers.
+            #expect(device.text.contains(#"<svg xmlns="http://www.w3.org/2000/svg" id="batches-chart""#), "\(device.text)")
+            #expect(device.text.contains("3 batches from") && device.text.contains("28 days without (gaps)"), "\(device.text)")
             #expect(device.text.contains("<tr><td>\(OpenSense.day(Date(), -2))</td><td class=\"number\">2</td></tr>"))
             #expect(
                 device.text.contains(

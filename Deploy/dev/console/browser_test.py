@@ -40,13 +40,8 @@ LOGOUT_FORM = "form#logout-form"                                          # in t
 ACTIVATION_SECRET = ("input#activation-token", "activation_token")  # the device form's secret: id, name
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
+from checks import Failure, check  # noqa: E402 - beside this file
+from twomes_steps import step_cohort, step_participant_and_device, step_search, step_silent  # noqa: E402
 
 
 class Context:
@@ -594,6 +589,10 @@ STEPS = [
     ("l1. the header names the session's identity and scope", step_identity),
     ("m. admin tokens: created (shown once) and revoked", step_tokens),
     ("n. audit log: a pseudonym's history, filters, CSV", step_audit),
+    ("p. a cohort of 20 by count: a printable sheet of 20 letters with QR codes and links", step_cohort),
+    ("q. a participant's and a device's pages: per-day charts with gaps and the 144 line, links between", step_participant_and_device),
+    ("r. silent devices: those 3 hours quiet listed, the one reporting not", step_silent),
+    ("s. accounts and devices searched and filtered", step_search),
     ("j. logout revokes the session", step_logout),
     ("o. a researcher's session: identity shown, owners' pages refused", step_researcher),
 ]

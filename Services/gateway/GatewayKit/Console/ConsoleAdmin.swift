@@ -33,7 +33,15 @@ struct ConsoleAdmin: Sendable {
     /// A method's JSON result, read as its type. The route's audit entries see the JSON as `/admin/v1` does (its rows,
     /// what a write made).
     func call<Input, Result: RoutedJSON>(_ method: RoutedMethod<Input, Result>, _ input: Input, for visit: ConsoleVisit) async throws -> Result {
-        let json = try await call(method, try Self.request(input), for: visit, as: JSONValue.self)
+        try await call(method, forwarding: try Self.request(input), for: visit)
+    }
+
+    /// A method's JSON result for a request as the researcher gave it (a cohort's CSV file): the service reads it and says
+    /// what is wrong with it, as it would to `/admin/v1`.
+    func call<Input, Result: RoutedJSON>(
+        _ method: RoutedMethod<Input, Result>, forwarding request: HTTPInput, for visit: ConsoleVisit
+    ) async throws -> Result {
+        let json = try await call(method, request, for: visit, as: JSONValue.self)
         do {
             return try JSONValueDecoder().decode(Result.self, from: json)
         } catch {

@@ -29,6 +29,8 @@ struct AuditView: ConsoleView {
     struct Target {
         var id: String
         var link: String
+        /// A target that is a Twomes pseudonym links to the participant's page too.
+        var participant: ParticipantLink?
     }
 
     struct Filters {
@@ -103,7 +105,12 @@ extension ConsoleRoutes {
             entries: (page?.entries ?? []).map { entry in
                 .init(
                     seq: entry.seq, at: ConsoleText.display(entry.at), phase: entry.phase, who: entry.identity_label ?? entry.identity,
-                    action: entry.action, targets: entry.targets.map { .init(id: $0, link: ConsoleText.queryEscaped($0)) }, query: entry.query ?? "",
+                    action: entry.action,
+                    targets: entry.targets.map { target in
+                        .init(
+                            id: target, link: ConsoleText.queryEscaped(target),
+                            participant: Int(target).flatMap { CreateAccountRequest.pseudonymRange.contains($0) ? ParticipantLink($0) : nil })
+                    }, query: entry.query ?? "",
                     status: entry.status.map(String.init) ?? "", rows: entry.rows.map(String.init) ?? "", bytes: entry.bytes.map(String.init) ?? "")
             },
             filters: filters,

@@ -56,23 +56,34 @@ enum ConsoleForm {
             let part = data[partStart..<next.lowerBound]
             guard let headerEnd = part.range(of: separator),
                 let headers = String(validating: part[part.startIndex..<headerEnd.lowerBound], as: UTF8.self),
-                let name = fieldName(headers),
+                let field = fieldName(headers),
                 let value = String(validating: part[headerEnd.upperBound...], as: UTF8.self)
             else { return nil }
-            fields[name, default: []].append(value)
+            fields[field.name, default: []].append(value)
+            if let fileName = field.fileName { fields[field.name + fileNameSuffix, default: []].append(fileName) }
             cursor = next.upperBound
         }
     }
 
-    /// The `name` of a part's `Content-Disposition: form-data; name="…"` header.
-    private static func fieldName(_ headers: String) -> String? {
+    /// A file field's name as the browser sent it is the field `<name>:filename` (to name the file in a refusal).
+    static let fileNameSuffix = ":filename"
+
+    /// The `name` (and a file's `filename`) of a part's `Content-Disposition: form-data; name="…"; filename="…"` header.
+    private static func fieldName(_ headers: String) -> (name: String, fileName: String?)? {
         for line in headers.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-disposition:") {
+            var name: String?
+            var fileName: String?
             for parameter in line.split(separator: ";").dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if pair.count == 2, pair[0].lowercased() == "name" {
-                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                guard pair.count == 2 else { continue }
+                let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                switch pair[0].lowercased() {
+                case "name": name = value
+                case "filename": fileName = value
+                default: break
                 }
             }
+            return name.map { (name: $0, fileName: fileName) }
         }
         return nil
     }

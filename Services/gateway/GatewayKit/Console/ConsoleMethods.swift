@@ -8,7 +8,8 @@ enum ConsoleMethods {
     static let all: [any RouteTarget] = [
         // Twomes
         DevicesMethods.accountsList, DevicesMethods.accountCreate, DevicesMethods.devicesList, DevicesMethods.deviceCreate,
-        DevicesMethods.deviceTypesList, DevicesMethods.deviceLabels, DevicesMethods.measurementsExport,
+        DevicesMethods.deviceTypesList, DevicesMethods.deviceLabels, DevicesMethods.measurementsExport, DevicesMethods.accountDetail,
+        DevicesMethods.deviceDetail, DevicesMethods.accountReissue, DevicesMethods.accountsCohort,
         // OpenSense
         DevicesMethods.opensenseDevices, DevicesMethods.opensenseDevice, DevicesMethods.opensenseConfig, DevicesMethods.opensenseReplaceConfig,
         DevicesMethods.opensenseExport,

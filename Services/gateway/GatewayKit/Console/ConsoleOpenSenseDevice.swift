@@ -14,6 +14,8 @@ struct OpenSenseDeviceView: ConsoleView {
     var summary: String
     /// Every day from `from` to `to`, oldest first, with its count (0 on a day without batches): what a chart of the days draws.
     var days: [Day]
+    /// The same days drawn (``DailyChart``), gaps marked.
+    var chart: String
     var csrf = ""
 
     struct Day: Equatable {
@@ -41,22 +43,22 @@ extension ConsoleRoutes {
             last_upload: ConsoleText.display(device.last_upload, else: "none yet"), from: device.from, to: device.to,
             summary: "\(ConsoleText.counted(batches, "batch", plural: "batches")) in \(ConsoleText.counted(days.count, "day")), "
                 + "\(ConsoleText.counted(gaps, "day")) without any",
-            days: days)
+            days: days,
+            chart: DailyChart(
+                id: "batches-chart", title: "Batches per day", noun: "batch", plural: "batches", from: device.from, to: device.to,
+                series: [.init(name: "batches", counts: Dictionary(days.map { ($0.date, $0.count) }, uniquingKeysWith: +))]
+            ).chart.svg)
         return ConsolePage(title: "OpenSense device \(device.device_id)", template: "opensense-device", view: view, section: "opensense")
             .response(csrf: visit.csrf)
     }
 
-    /// Every UTC day from `from` to `to` (`YYYY-MM-DD`, both included) with its count from `counts`, 0 on the days
-    /// `counts` lacks. Days that cannot be read give just the counts, in their order.
+    /// Every UTC day from `from` to `to` (`YYYY-MM-DD`, both included, as ``DailyChart`` draws them) with its count from
+    /// `counts`, 0 on the days `counts` lacks. Days that cannot be read give just the counts, in their order.
     static func everyDay(from: String, to: String, counts: [(date: String, count: Int)]) -> [OpenSenseDeviceView.Day] {
         let byDay = Dictionary(counts, uniquingKeysWith: +)
-        let style = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
-        guard let first = try? style.parse(from), let last = try? style.parse(to), first <= last else {
-            return counts.map { .init(date: $0.date, count: $0.count, gap: $0.count == 0) }
-        }
-        // At most a year and a day (RecentDays.counts), whatever the answer says.
-        return stride(from: first, through: last, by: 86_400).prefix(Int(RecentDays.counts.upperBound)).map { day in
-            let date = style.format(day)
+        let dates = DailyChart.dates(from: from, to: to)
+        guard !dates.isEmpty else { return counts.map { .init(date: $0.date, count: $0.count, gap: $0.count == 0) } }
+        return dates.map { date in
             let count = byDay[date] ?? 0
             return .init(date: date, count: count, gap: count == 0)
         }

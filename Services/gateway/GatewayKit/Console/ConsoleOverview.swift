@@ -50,6 +50,8 @@ extension ConsoleRoutes {
         func count(_ items: Int, more: Bool) -> String { more ? "\(items)+" : String(items) }
         async let accounts = try? await admin.call(DevicesMethods.accountsList, AccountsQuery(limit: 1000), for: visit)
         async let devices = try? await admin.call(DevicesMethods.devicesList, DevicesQuery(limit: 1000), for: visit)
+        async let silent = try? await admin.call(
+            DevicesMethods.devicesList, DevicesQuery(limit: 1000, silentFor: SilentDuration.seconds(Self.defaultSilentThreshold)), for: visit)
         async let openSense = try? await admin.call(DevicesMethods.opensenseDevices, OpenSenseDevicesQuery(limit: 1000), for: visit)
         async let vaultUsers = try? await admin.call(VaultMethods.adminUsers, VaultUsersQuery(limit: 1000), for: visit)
         async let consumers = try? await admin.call(RoutesMethods.consumersList, SyntheticQuery(), for: visit)
@@ -61,6 +63,9 @@ extension ConsoleRoutes {
             .init(
                 label: "Twomes devices", value: await devices.map { count($0.devices.count, more: $0.next_after != nil) } ?? "?",
                 href: "/console/twomes/devices"),
+            .init(
+                label: "Silent devices (2 h)", value: await silent.map { count($0.devices.count, more: $0.next_after != nil) } ?? "?",
+                href: "/console/twomes/silent"),
             .init(
                 label: "OpenSense devices", value: await openSense.map { count($0.devices.count, more: $0.next_after != nil) } ?? "?",
                 href: "/console/opensense"),

@@ -14,6 +14,11 @@ enum ConsoleTemplates {
         ("accounts", PackageResources.accounts_mustache),
         ("account-created", PackageResources.account_created_mustache),
         ("devices", PackageResources.devices_mustache),
+        ("participant", PackageResources.participant_mustache),
+        ("device", PackageResources.device_mustache),
+        ("silent", PackageResources.silent_mustache),
+        ("cohort", PackageResources.cohort_mustache),
+        ("cohort-sheet", PackageResources.cohort_sheet_mustache),
         ("export", PackageResources.export_mustache),
         ("opensense", PackageResources.opensense_mustache),
         ("opensense-device", PackageResources.opensense_device_mustache),
@@ -33,6 +38,7 @@ enum ConsoleTemplates {
         ("nav-overview", "/console", "Overview", "overview"),
         ("nav-accounts", "/console/twomes/accounts", "Twomes accounts", "accounts"),
         ("nav-devices", "/console/twomes/devices", "Devices", "devices"),
+        ("nav-silent", "/console/twomes/silent", "Silent devices", "silent"),
         ("nav-export", "/console/twomes/export", "Measurements", "export"),
         ("nav-opensense", "/console/opensense", "OpenSense", "opensense"),
         ("nav-vault", "/console/vault", "Data vault", "vault"),
@@ -71,9 +77,14 @@ enum ConsoleTemplates {
         .cards{display:flex;flex-wrap:wrap;gap:1rem;padding:0;list-style:none}.cards li{border:1px solid #bbb;padding:.6rem 1rem;min-width:10rem}
         .cards strong{display:block;font-size:1.6rem}.ok{color:#1e6b34;font-weight:700}.bad{color:#a4161a;font-weight:700}
         .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;color:#0b4f9c;padding:.3rem}
-        svg text{font:12px system-ui,sans-serif;fill:#1b1b1b}tr.gap td{background:#fff7d6}
-        form.filters{display:flex;flex-wrap:wrap;align-items:end;gap:.6rem;margin:.5rem 0}form.filters>div{display:grid;gap:.15rem}
-        @media print{header,.no-print,form{display:none}main{max-width:none}}
+        svg text{font:12px system-ui,sans-serif;fill:#1b1b1b}figure.chart{margin:.5rem 0}figure.chart svg{max-width:100%;height:auto}
+        form.filters{display:flex;flex-wrap:wrap;align-items:end;gap:.4rem .6rem;margin:.5rem 0}form.filters>div{display:grid;gap:.15rem}
+        dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+        tr.gap th,tr.gap td{background:#f3f3f3;font-style:italic}
+        .letter{border:1px solid #bbb;padding:1rem 1.5rem;margin:1rem 0;max-width:40rem}.letter-link{word-break:break-all}
+        @page{size:A4;margin:20mm}
+        @media print{header,.no-print,form{display:none}main{max-width:none}main>h1{display:none}
+        .letter{border:0;margin:0;padding:0;break-after:page;page-break-after:always}.letter:last-of-type{break-after:auto;page-break-after:auto}}
         """
 
     /// The templates, parsed: one that does not parse is a test failure (ConsolePartsTests) before it is a page.
