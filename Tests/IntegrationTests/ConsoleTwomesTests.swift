@@ -32,9 +32,12 @@ extension PlatformTests.Console {
             #expect(page.text.contains(#"<td class="number">3</td><td class="number">2%</td>"#), "three days ago: 3 of 144")
             #expect(page.text.contains("<td>heartbeat</td>"), "its latest value")
 
-            // Hostile paths are the console's 4xx pages, never a 500.
+            // Hostile paths are the console's 4xx pages, never a 500. A free pseudonym is looked for now: other tests
+            // enrol accounts (some with random pseudonyms) in the same platform meanwhile.
+            let free = try platform.sql(
+                "SELECT max(p) FROM generate_series(800000, 899999) p WHERE NOT EXISTS (SELECT 1 FROM devices.accounts WHERE pseudonym = p)")
             for path in [
-                "/console/twomes/accounts/abc", "/console/twomes/accounts/99", "/console/twomes/accounts/899999", "/console/twomes/devices/%3Cb%3E",
+                "/console/twomes/accounts/abc", "/console/twomes/accounts/99", "/console/twomes/accounts/\(free)", "/console/twomes/devices/%3Cb%3E",
             ] {
                 let refused = try await browser.get(path)
                 #expect(refused.status == 404 || refused.status == 400, "\(path): \(refused.status)")

@@ -31,7 +31,7 @@ extension OneAtATime {
             for match in page.text.matches(of: #/<li><strong>([^<]*)</strong><a href="[^"]*">([^<]*)</a></li>/#) {
                 counts[String(match.output.2)] = String(match.output.1)
             }
-            #expect(counts.count == 6, "\(page.text)")
+            #expect(counts.count == 7, "\(page.text)")
             return counts
         }
 
