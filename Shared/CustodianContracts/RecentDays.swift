@@ -1,6 +1,6 @@
 import CustodianHTTP
 
-/// `?days=N` of the researchers' per-day pages (an OpenSense device's batches per day): the last N UTC days, today
+/// `?days=N` of the researchers' per-day pages (a participant's, a Twomes device's, an OpenSense device's): the last N UTC days, today
 /// included. The service answers the `from` and `to` days it counted, by its database's clock.
 public enum RecentDays {
     public static let defaultCount = 30

@@ -18,7 +18,7 @@ public struct AccountDetailQuery: RoutedInput, Equatable {
     public init(from decoder: any Decoder) throws {
         let request = try RequestReader(decoder)
         pseudonym = try request.pseudonymInPath()
-        days = try request.daysQuery()
+        days = try RecentDays.count(request)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,7 +83,7 @@ public struct DeviceDetailQuery: RoutedInput, Equatable {
     public init(from decoder: any Decoder) throws {
         let request = try RequestReader(decoder)
         name = try request.path("device_name")
-        days = try request.daysQuery()
+        days = try RecentDays.count(request)
     }
 
     public func encode(to encoder: any Encoder) throws {

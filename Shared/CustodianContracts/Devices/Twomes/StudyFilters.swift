@@ -40,11 +40,6 @@ extension RequestReader {
         return value
     }
 
-    /// `days=N` of a participant's or device's page: the last N UTC days, today included.
-    public func daysQuery() throws -> Int {
-        Int(try integerQuery("days", default: 30, in: 1...366))
-    }
-
     /// A non-empty query parameter of at most `maximumLength` characters from `allowed`; nil when absent or empty.
     func prefixQuery(_ name: String, maximumLength: Int, allowed: (Character) -> Bool, describe: String) throws -> String? {
         guard let text = try singleQuery(name), !text.isEmpty else { return nil }
