@@ -312,12 +312,13 @@ extension PlatformTests {
             broken[broken.count - 1] ^= 0xff
             let badPadding = Data(sealed.iv + broken + EncryptedPayload.macForTesting(iv: sealed.iv, ciphertext: broken, keys: session.keys))
                 .base64EncodedString()
-            #expect(try await post(badPadding).envelope.message == "The payload's padding is invalid")
+            let padding = try await post(badPadding)
+            #expect(padding.envelope.message == "The payload's padding is invalid", "\(padding.status): \(padding.envelope.message ?? "")")
             #expect(try platform.sql("SELECT count(*) FROM auth.lemon_apps WHERE push_token LIKE 'push-token-tamper-%'") == "0")
 
             // The genuine payload works once; the same bytes again are a replay.
             let first = try await post(sealed.base64)
-            #expect(first.status == 201 && first.wasEncrypted)
+            #expect(first.status == 201 && first.wasEncrypted, "\(first.status): \(first.envelope.message ?? "")")
             let replayed = try await post(sealed.base64)
             #expect(replayed.status == 400)
             #expect(replayed.envelope.message == "The payload was already received (replayed IV)")
