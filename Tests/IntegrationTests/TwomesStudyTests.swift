@@ -356,6 +356,12 @@ extension PlatformTests {
                 ("q=TWOMES_%27", "400 q must be the first 1 to 64 letters, digits or '-' of a device name"),
                 ("device_type=a%20b", "400 device_type must be a device type name (1 to 64 letters, digits, '.', '_' or '-')"),
                 ("sort=last_seen&after=TWOMES-000000", "400 after must be the next_after of the previous page when sorting by last_seen"),
+                // A time no reading has (2^63 − 1 µs would overflow PostgreSQL's interval arithmetic).
+                (
+                    "sort=last_seen&after=9223372036854775807~TWOMES-000000",
+                    "400 after must be the next_after of the previous page when sorting by last_seen"
+                ),
+                ("sort=last_seen&after=-1~TWOMES-000000", "400 after must be the next_after of the previous page when sorting by last_seen"),
             ] {
                 #expect(Self.error(try await platform.request(.GET, "/admin/v1/devices?\(query)", admin: true)) == expected, "\(query)")
             }

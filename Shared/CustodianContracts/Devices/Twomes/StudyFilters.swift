@@ -106,7 +106,7 @@ public struct LastSeenCursor: Sendable, Equatable {
         guard parts.count == 2, !parts[1].isEmpty else { return nil }
         if parts[0] == "never" {
             lastSeenMicros = nil
-        } else if let micros = Int64(parts[0]) {
+        } else if let micros = PageCursor.micros(parts[0]) {
             lastSeenMicros = micros
         } else {
             return nil
