@@ -9,6 +9,13 @@ import Testing
 /// pages themselves: IntegrationTests' ConsoleListTests and the browser test.
 @Suite("Console list parts")
 struct ConsoleListPartsTests {
+    /// Links carry only RFC 3986's unreserved characters as they are: a cursor's `-` stays, a space, `&` or a letter
+    /// beyond ASCII is percent-encoded (a title searched for in the short links may hold any).
+    @Test func linksEscapeAllButTheUnreservedCharacters() {
+        #expect(ConsoleText.queryEscaped("TWOMES-0D45DF_1.x~") == "TWOMES-0D45DF_1.x~")
+        #expect(ConsoleText.queryEscaped("café a&b=c/d") == "caf%C3%A9%20a%26b%3Dc%2Fd")
+    }
+
     @Test func aListsQueryIsReadByItsRoutesInputAndKeptInItsLinks() throws {
         let query = ConsoleListQuery<OpenSenseDevicesQuery>(query: "q=a+b%26c&after=1700000000000000-3&other=x", names: ["q", "after", "limit"])
         let input = try query.input.get()

@@ -51,7 +51,7 @@ struct ConsoleListQuery<Input: RoutedInput>: Sendable {
         var parameters = typed
         parameters[name] = value
         guard !parameters.isEmpty else { return path }
-        return path + "?" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConsoleText.urlEscaped($0.value))" }.joined(separator: "&")
+        return path + "?" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConsoleText.queryEscaped($0.value))" }.joined(separator: "&")
     }
 }
 
@@ -77,14 +77,5 @@ extension ConsoleVisit {
     func pathParameter(_ name: String) -> String {
         let value = context.parameters.get(name) ?? ""
         return value.removingPercentEncoding ?? value
-    }
-}
-
-extension ConsoleText {
-    /// Everything but RFC 3986's unreserved characters percent-encoded (a cursor's `-` stays as the route wrote it).
-    static func urlEscaped(_ text: String) -> String {
-        text.addingPercentEncoding(
-            withAllowedCharacters: CharacterSet(charactersIn: "-._~").union(.init(charactersIn: "a"..."z"))
-                .union(.init(charactersIn: "A"..."Z")).union(.init(charactersIn: "0"..."9"))) ?? ""
     }
 }

@@ -29,7 +29,7 @@ struct OpenSenseDeviceView: ConsoleView {
 extension ConsoleRoutes {
     /// The console's address of a device's page.
     static func openSenseDevicePath(_ deviceID: String) -> String {
-        "/console/opensense/devices/" + ConsoleText.urlEscaped(deviceID)
+        "/console/opensense/devices/" + ConsoleText.queryEscaped(deviceID)
     }
 
     func openSenseDevice(_ visit: ConsoleVisit) async throws -> Response {

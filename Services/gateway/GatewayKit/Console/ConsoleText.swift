@@ -28,7 +28,12 @@ enum ConsoleText {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon).dateSeparator(.dash))
     }
 
+    /// Everything but RFC 3986's unreserved characters percent-encoded, for a query value or a path segment (a
+    /// cursor's or a device name's `-` stays as written; a letter beyond ASCII is encoded).
     static func queryEscaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(charactersIn: "-._~").union(CharacterSet(charactersIn: "a"..."z"))
+        .union(CharacterSet(charactersIn: "A"..."Z")).union(CharacterSet(charactersIn: "0"..."9"))
 }
