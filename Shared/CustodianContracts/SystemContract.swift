@@ -12,6 +12,10 @@ public enum SystemMethods {
     /// What the service's retention upkeep has deleted (docs/operations.md, "Retention"), for the gateway's `/metrics`.
     public static let retention = RPCMethod<Empty, RetentionTotals>("system.retention", retry: .safe)
 
+    /// Whether the replica exports spans and how many it dropped instead (docs/operations.md, "Tracing"), for the
+    /// gateway's `/metrics`.
+    public static let tracing = RPCMethod<Empty, TracingTotals>("system.tracing", retry: .safe)
+
     /// The values the service keeps sealed with the deployment's sealing key, per column and key version
     /// (docs/operations.md, "Rotating the sealing key"); with `reseal`, after moving every one to the newest key.
     public static let sealing = RPCMethod<SealingRequest, SealedValues>("system.sealing", retry: .safe)
@@ -177,6 +181,21 @@ public enum SystemMethods {
             self.service = service
             self.version = version
             self.rpcProtocol = rpcProtocol
+        }
+    }
+
+    public struct TracingTotals: Codable, Sendable, Equatable {
+        public var service: String
+        public var instance: String
+        public var exporting: Bool
+        /// Spans finished but not exported since the replica started: the queue was full or the collector failed.
+        public var spansDropped: Int
+
+        public init(service: String, instance: String, exporting: Bool, spansDropped: Int) {
+            self.service = service
+            self.instance = instance
+            self.exporting = exporting
+            self.spansDropped = spansDropped
         }
     }
 }

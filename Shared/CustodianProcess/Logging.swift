@@ -1,3 +1,4 @@
+import CustodianTracing
 import Foundation
 import Logging
 import Synchronization
@@ -7,11 +8,14 @@ public enum CustodianLogging {
     public static func bootstrap(service: String, configuration: Configuration) -> Logger {
         let level = configuration[RuntimeKey.logLevel].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let development = configuration.string(RuntimeKey.environment, default: "development") == "development"
-        LoggingSystem.bootstrap { label in
-            var handler = StandardErrorLogHandler(label: label, format: development ? .readable : .jsonLines)
-            handler.logLevel = level
-            return handler
-        }
+        // Each line logged while a span is current gets its trace and span ids (docs/operations.md, "Tracing").
+        LoggingSystem.bootstrap(
+            { label, metadataProvider in
+                var handler = StandardErrorLogHandler(label: label, format: development ? .readable : .jsonLines)
+                handler.logLevel = level
+                handler.metadataProvider = metadataProvider
+                return handler
+            }, metadataProvider: ProcessTracing.logMetadata)
         var logger = Logger(label: service)
         logger[metadataKey: "service"] = .string(service)
         return logger
@@ -29,6 +33,7 @@ public struct StandardErrorLogHandler: LogHandler {
 
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let format: Format
 
@@ -43,7 +48,9 @@ public struct StandardErrorLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        var merged = metadata
+        if let provided = metadataProvider?.get(), !provided.isEmpty { merged.merge(provided) { _, new in new } }
+        if let given = event.metadata { merged.merge(given) { _, new in new } }
         let line: Data?
         switch format {
         case .readable: line = readableLine(event, metadata: merged)

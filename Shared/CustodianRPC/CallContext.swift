@@ -15,6 +15,9 @@ public struct CallContext: Codable, Sendable {
     /// set by the gateway only for a request whose `X-Custodian-Synthetic` header holds a good admin token. Absent
     /// on the wire unless true, so that frames of either version decode.
     public var synthetic: Bool?
+    /// The W3C `traceparent` of the caller's span (``TraceParent``), which the called method's span continues. Absent
+    /// on the wire when the caller has no tracer.
+    public var traceparent: String?
 
     /// Carries `request_id` metadata; set by the server for each call, not sent on the wire.
     public var logger: Logger
@@ -40,7 +43,7 @@ public struct CallContext: Codable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential, synthetic }
+    enum CodingKeys: String, CodingKey { case requestID = "requestId", deadline, principal, credential, synthetic, traceparent }
 
     /// Whether the records this call creates are to be marked synthetic.
     public var createsSynthetic: Bool { synthetic == true }
@@ -52,6 +55,7 @@ public struct CallContext: Codable, Sendable {
         self.principal = try container.decodeIfPresent(Principal.self, forKey: .principal)
         self.credential = try container.decodeIfPresent(Credential.self, forKey: .credential)
         self.synthetic = try container.decodeIfPresent(Bool.self, forKey: .synthetic)
+        self.traceparent = try container.decodeIfPresent(String.self, forKey: .traceparent)
         self.logger = Logger(label: "custodian")
     }
 

@@ -1,6 +1,7 @@
 import CustodianJSON
 import Foundation
 import Logging
+import Tracing
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -72,16 +73,31 @@ public final class RPCClient: Service, Sendable {
         as output: Output.Type = Output.self, timeout: Duration? = nil, retry: RPCRetry = .unsafe
     ) async throws -> Output {
         let started = ContinuousClock.now
-        do {
-            let result: Output = try await perform(service, method, input: input, context: context, timeout: timeout, retry: retry)
-            observer(service, method, (ContinuousClock.now - started).seconds, "ok")
-            return result
-        } catch {
-            // Thrown on as caught: an error bound to its type would be boxed again.
-            let rejected = (error as? RPCError).map { $0.code.httpStatus < 500 } ?? false
-            observer(service, method, (ContinuousClock.now - started).seconds, rejected ? "rejected" : "error")
-            throw error
+        return try await Spans.run("\(service)/\(method)", kind: .client, failed: { !Self.isRejection($0) }) { span in
+            if span.isRecording {
+                span.attributes["rpc.system"] = "jsonrpc"
+                span.attributes["rpc.service"] = service
+                span.attributes["rpc.method"] = method
+            }
+            var context = context
+            context.traceparent = TraceParent.of(span.context)
+            do {
+                let result: Output = try await perform(
+                    service, method, input: input, context: context, timeout: timeout, retry: retry, span: span)
+                observer(service, method, (ContinuousClock.now - started).seconds, "ok")
+                return result
+            } catch {
+                // Thrown on as caught: an error bound to its type would be boxed again.
+                observer(service, method, (ContinuousClock.now - started).seconds, Self.isRejection(error) ? "rejected" : "error")
+                if let error = error as? RPCError, span.isRecording { span.attributes["rpc.jsonrpc.error_code"] = error.code.rawValue }
+                throw error
+            }
         }
+    }
+
+    /// The service refused the call (a 4xx): the caller's fault, not a failure of the call.
+    static func isRejection(_ error: any Error) -> Bool {
+        (error as? RPCError).map { $0.code.httpStatus < 500 } ?? false
     }
 
     /// Calls a method that takes no input.
@@ -93,7 +109,7 @@ public final class RPCClient: Service, Sendable {
     }
 
     private func perform<Input: Encodable & Sendable, Output: Decodable & Sendable>(
-        _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?, retry: RPCRetry
+        _ service: String, _ method: String, input: Input, context: CallContext, timeout: Duration?, retry: RPCRetry, span: any Span
     ) async throws -> Output {
         guard let replicas = services[service] else {
             throw RPCError.unavailable("no endpoint is configured for service \(service)", reason: "service_unknown")
@@ -109,10 +125,13 @@ public final class RPCClient: Service, Sendable {
             case .send(let pool):
                 let response: RPCResponseFrame
                 do {
+                    // Which replica: on a retry, the one that answered last.
+                    if span.isRecording { pool.endpoint.describe(in: span) }
                     response = try await send(method, input: input, context: callContext, to: pool, deadline: deadline)
                 } catch let error as RPCTransportError {
                     pool.record(error)
                     action = call.failed(error, deadlinePassed: Date() >= deadline)
+                    if span.isRecording { span.addEvent(SpanEvent(name: "replica_failed", attributes: ["error.type": "\(error)"])) }
                     if !error.surelyDidNotRun, case .send = action {
                         logger.notice(
                             "RPC call lost; sending it to another replica",

@@ -2,6 +2,7 @@ import CustodianJSON
 import Foundation
 import Logging
 import NIOCore
+import Tracing
 
 /// Turns one request frame into one response frame (or none, for a notification).
 struct RPCDispatcher: Sendable {
@@ -54,7 +55,22 @@ struct RPCDispatcher: Sendable {
         return header(fields)
     }
 
+    /// Runs the method in a span that continues the caller's (``CallContext/traceparent``), so that the method's own
+    /// calls and statements are its children and its log lines carry the trace id.
     private func respond(to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool) async -> ByteBuffer? {
+        let name = methods.handlers[method] == nil ? "unknown method" : method
+        return await Spans.run(name, kind: .server, context: TraceParent.context(traceparent: context.traceparent)) { span in
+            if span.isRecording {
+                span.attributes["rpc.system"] = "jsonrpc"
+                span.attributes["rpc.method"] = name
+            }
+            return await respond(to: request, method: method, context: context, isNotification: isNotification, span: span)
+        }
+    }
+
+    private func respond(
+        to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool, span: any Span
+    ) async -> ByteBuffer? {
         let response: ByteBuffer
         do {
             guard let registered = methods.handlers[method] else {
@@ -73,6 +89,10 @@ struct RPCDispatcher: Sendable {
             }
         } catch {
             let rpcError = rpcError(for: error, method: method, context: context)
+            if span.isRecording {
+                span.attributes["rpc.jsonrpc.error_code"] = rpcError.code.rawValue
+                Spans.mark(span, failedWith: rpcError, isError: rpcError.code.httpStatus >= 500)
+            }
             return isNotification ? nil : encodeError(rpcError, id: request.id)
         }
         return isNotification ? nil : response

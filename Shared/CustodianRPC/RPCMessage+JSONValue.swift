@@ -50,9 +50,16 @@ extension CallContext {
         case .bool(let value)?: synthetic = value
         default: return nil
         }
+        var traceparent: String?
+        switch fields["traceparent"] {
+        case nil, .null?: traceparent = nil
+        case .string(let value)?: traceparent = value
+        default: return nil
+        }
         self.init(requestID: requestID, principal: principal, credential: credential, logger: logger)
         self.deadline = milliseconds
         self.synthetic = synthetic
+        self.traceparent = traceparent
     }
 
     /// Every call's frame carries one.
@@ -76,6 +83,7 @@ extension CallContext {
             object.key("synthetic", into: &output)
             output.append(contentsOf: (synthetic ? "true" : "false").utf8)
         }
+        if let traceparent { object.string("traceparent", traceparent, into: &output) }
         object.end(into: &output)
     }
 }

@@ -33,6 +33,14 @@ public struct DatabaseConnection: Sendable {
         let connection = connection
         // postgres-nio runs prepared statements with async calls only, so the call gets a task of its own (see
         // `whenOpen`); a plain query needs none.
+        return try await StatementSpan.run(sql: Statement.sql, statement: String(describing: Statement.self)) {
+            try await execute(statement, on: connection, logger: logger)
+        }
+    }
+
+    private func execute<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let outcome = connection.eventLoop.makePromise(of: [Statement.Row].self)
         let task = Task {
             do {
@@ -52,9 +60,11 @@ public struct DatabaseConnection: Sendable {
 
     /// A statement's rows and command tag (`COMMIT`, or `ROLLBACK` for the commit of a failed transaction).
     func result(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> PostgresQueryResult {
-        // postgres-nio's future-returning call, so that no task is needed (see `whenOpen`).
-        let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger, file: file, line: line)
-        return try await whenOpen(result)
+        try await StatementSpan.run(sql: query.sql) {
+            // postgres-nio's future-returning call, so that no task is needed (see `whenOpen`).
+            let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger, file: file, line: line)
+            return try await whenOpen(result)
+        }
     }
 
     /// What `result` gives, unless the connection closes first: then ``DatabaseUnavailable/connectionClosed``. A

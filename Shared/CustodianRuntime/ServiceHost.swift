@@ -111,9 +111,9 @@ public enum ServiceHost {
             FileHandle.standardError.write(Data("\(definition.name): \(error)\n".utf8))
             exit(2)
         }
-        let (configuration, logger) = ProcessStart.begin(named: definition.name)
+        let (configuration, logger, tracing) = ProcessStart.begin(named: definition.name)
         do {
-            try await run(definition, configuration: configuration, logger: logger)
+            try await run(definition, configuration: configuration, logger: logger, tracing: tracing)
         } catch {
             logger.critical("service stopped with an error", metadata: ["error": .string("\(error)")])
             exit(1)
@@ -130,11 +130,11 @@ public enum ServiceHost {
 
     /// Runs until SIGTERM or SIGINT, or until the calling task is cancelled (a test's harness passes no signals).
     public static func run(
-        _ definition: ServiceDefinition, configuration: Configuration, logger: Logger,
+        _ definition: ServiceDefinition, configuration: Configuration, logger: Logger, tracing: (any Service)? = nil,
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint]
     ) async throws {
         let databaseURL = try DatabaseURL(configuration.require(RuntimeKey.databaseURL))
-        let instance = configuration.string(RuntimeKey.instance, default: defaultInstanceName())
+        let instance = ProcessStart.instanceName(configuration)
         let endpoint = try listenEndpoint(service: definition.name, instance: instance, configuration: configuration)
         let maximumFrameSize = try configuration.int(RuntimeKey.maximumFrameSize, default: RPCFraming.defaultMaximumFrameSize)
 
@@ -169,6 +169,8 @@ public enum ServiceHost {
             .init(service: migrated),
         ]
         if let readPool { services.insert(.init(service: readPool), at: 1) }
+        // First, so that it stops last and exports the spans the others finished.
+        if let tracing { services.insert(.init(service: tracing), at: 0) }
         if let watch = ParentWatch(configuration: configuration) {
             services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -181,15 +183,6 @@ public enum ServiceHost {
             "starting",
             metadata: ["instance": .string(instance), "endpoint": .string(endpoint.description), "database": .string(databaseURL.description)])
         try await group.run()
-    }
-
-    static func defaultInstanceName() -> String {
-        "\(hostLabel())-\(getpid())"
-    }
-
-    /// This host's name up to its first dot: a container's host name is its id, unique among the replicas.
-    static func hostLabel() -> String {
-        ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
     }
 
     static func listenEndpoint(service: String, instance: String, configuration: Configuration) throws -> Endpoint {

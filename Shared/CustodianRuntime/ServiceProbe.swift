@@ -48,7 +48,7 @@ enum ServiceProbe {
     static func replicaOfThisHost(service: String, configuration: Configuration) throws -> String {
         if configuration[RuntimeKey.listen] != nil { return "" }
         let directory = RuntimeDirectory(configuration: configuration).serviceDirectory(service)
-        let prefix = ServiceHost.hostLabel() + "-"
+        let prefix = ProcessStart.hostLabel() + "-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let instances = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".sock") }.map { String($0.dropLast(".sock".count)) }
         guard instances.count == 1, let instance = instances.first else {

@@ -1,5 +1,6 @@
 import CustodianContracts
 import CustodianRPC
+import CustodianTracing
 import PostgresNIO
 
 /// The methods every service answers, over its own database.
@@ -32,6 +33,10 @@ extension SystemMethods {
         let sealing = try SealedValuesReport(environment: environment, columns: sealed)
         methods.register(Self.sealing) { request, context in
             try await sealing.answer(reseal: request.reseal == true, logger: context.logger)
+        }
+        methods.register(tracing) { _, _ in
+            TracingTotals(
+                service: environment.name, instance: environment.instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
         }
         methods.register(version) { _, _ in
             Version(service: environment.name, version: CustodianVersion.current, rpcProtocol: CustodianVersion.rpcProtocol)

@@ -63,12 +63,15 @@ public struct LemonClient: Sendable {
         return try builder.session(from: data.compactMapValues { $0 as? String })
     }
 
-    /// An encrypted call: `body` (JSON) is sealed with the session's keys, and the answer opened with them.
-    public func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, session: LemonSession) async throws -> LemonReply {
+    /// An encrypted call: `body` (JSON) is sealed with the session's keys, and the answer opened with them. `headers` are
+    /// sent besides the session's (a W3C `traceparent`, say).
+    public func call(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, session: LemonSession, headers: [(String, String)] = []
+    ) async throws -> LemonReply {
         let sealed = body.map { Data(EncryptedPayload.seal($0, keys: session.keys).base64.utf8) }
         let reply = try await Self.send(
             http: http, url: baseURL + path, method: method,
-            headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")], body: sealed)
+            headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")] + headers, body: sealed)
         return try LemonReply(status: reply.status, body: reply.body, keys: session.keys)
     }
 

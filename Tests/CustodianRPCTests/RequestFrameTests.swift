@@ -24,6 +24,12 @@ struct RequestFrameTests {
             context.synthetic = true
             return context
         }(),
+        // The caller's span, which the called method's continues (docs/operations.md, "Tracing").
+        { () -> CallContext in
+            var context = CallContext(requestID: "r-6")
+            context.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            return context
+        }(),
     ]
 
     @Test func theSyntheticMarkIsReadBackAndAbsentWhenUnset() throws {
@@ -33,6 +39,16 @@ struct RequestFrameTests {
             #expect((tree["synthetic"] != nil) == (context.synthetic != nil))
         }
         #expect(CallContext(json: ["requestId": "r", "synthetic": "yes"], logger: Logger(label: "t")) == nil)
+    }
+
+    @Test func theCallersTraceparentIsReadBackAndAbsentWhenUnset() throws {
+        for context in Self.contexts {
+            let tree = try JSONValueEncoder().encode(context)
+            #expect(CallContext(json: tree, logger: context.logger)?.traceparent == context.traceparent)
+            #expect((tree["traceparent"] != nil) == (context.traceparent != nil))
+        }
+        // Not a string: the context is unreadable, and the call runs as one without a context.
+        #expect(CallContext(json: ["requestId": "r", "traceparent": 7], logger: Logger(label: "t")) == nil)
     }
 
     static let inputs = [

@@ -70,7 +70,8 @@ public func buildRouter(
             try await forwarder.respond(to: request, context: context)
         }
     }
-    let health = HealthRoutes(rpc: rpc, services: RouteTable.services(of: routes), metrics: metrics)
+    let health = HealthRoutes(
+        rpc: rpc, services: RouteTable.services(of: routes), metrics: metrics, instance: configuration.instance)
     health.add(to: router)
     DocumentationRoutes().add(to: router)
     let gate = ConsoleSessionGate(rpc: rpc, serviceTimeout: configuration.serviceTimeout, secureCookies: configuration.consoleSecureCookies)

@@ -38,7 +38,7 @@ extension RouteForwarder {
         var plaintext: Data?
         if let payload {
             do {
-                plaintext = try payload.open(keys: keys)
+                plaintext = try Spans.measure("lemon open payload") { () throws(EncryptedPayloadError) in try payload.open(keys: keys) }
             } catch {
                 // The keys are cached beyond the session's end: an ended session is the answer, not the payload's fault.
                 try await requireLiveSession(session, device: principal.id, context: callContext)
@@ -89,7 +89,7 @@ extension RouteForwarder {
     }
 
     private func sealed(_ body: JSONValue, status: HTTPResponse.Status, keys: SessionKeys) -> Response {
-        let text = EncryptedPayload.seal(Data(body.jsonBytes), keys: keys).base64
+        let text = Spans.measure("lemon seal answer") { EncryptedPayload.seal(Data(body.jsonBytes), keys: keys).base64 }
         return Response(
             status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }

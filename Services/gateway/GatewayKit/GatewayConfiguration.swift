@@ -23,9 +23,12 @@ public struct GatewayConfiguration: Sendable {
     public var consoleSecureCookies: Bool
     /// How often the audit log's head is fetched and published (a log line and `/metrics`).
     public var auditHeadInterval: Duration
+    /// Which gateway replica this is (`CUSTODIAN_INSTANCE`, else host and process id), as its traces and `/metrics` name it.
+    public var instance: String
 
     public init(_ configuration: Configuration) throws {
         host = configuration.string("CUSTODIAN_HTTP_HOST", default: "127.0.0.1")
+        instance = ProcessStart.instanceName(configuration)
         port = try configuration.int("CUSTODIAN_HTTP_PORT", default: 8443)
         tlsCertificatePath = configuration["CUSTODIAN_TLS_CERTIFICATE"]
         tlsKeyPath = configuration["CUSTODIAN_TLS_KEY"]

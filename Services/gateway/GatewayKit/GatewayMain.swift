@@ -15,12 +15,13 @@ public enum GatewayMain {
             FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
             exit(2)
         }
-        let (configuration, logger) = ProcessStart.begin(named: "gateway")
+        let (configuration, logger, tracing) = ProcessStart.begin(named: "gateway")
         do {
             let app = try buildApplication(configuration: configuration, logger: logger) { port in
                 logger.info("gateway listening", metadata: ["port": .stringConvertible(port)])
             }
-            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+            // The tracer's exporter first, so that it stops last and exports the spans the others finished.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: tracing), .init(service: app)]
             if let watch = ParentWatch(configuration: configuration) {
                 services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
             }

@@ -4,9 +4,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOHTTP1
+import Tracing
 
-/// Wraps every request: assigns the request id (the client's `X-Request-Id` when it is sane), renders any
-/// error in the API style of the path, echoes the id, records metrics and logs one line per request.
+/// Wraps every request in its span (continuing the client's `traceparent` when it is valid W3C), assigns the request
+/// id (the client's `X-Request-Id` when it is sane, else the trace id), renders any error in the API style of the path,
+/// answers with the id and the span's `traceparent`, records metrics and logs one line per request.
 struct GatewayMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
@@ -14,10 +16,21 @@ struct GatewayMiddleware: RouterMiddleware {
     let unmatchedPaths: UnmatchedPathStyles
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let parent = TraceParent.context(traceparent: request.headers[.traceparent], tracestate: request.headers[.tracestate])
+        return await Spans.run(request.method.rawValue, kind: .server, context: parent) { span in
+            await handle(request, context: context, span: span, next: next)
+        }
+    }
+
+    private func handle(
+        _ request: Request, context: Context, span: any Span, next: (Request, Context) async throws -> Response
+    ) async -> Response {
         let started = ContinuousClock.now
         var context = context
-        context.requestID = Self.requestID(from: request)
+        let traceparent = TraceParent.of(span.context)
+        context.requestID = Self.requestID(from: request, traceparent: traceparent)
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        context.span = span
 
         var response: Response
         do {
@@ -46,9 +59,11 @@ struct GatewayMiddleware: RouterMiddleware {
             response = GatewayError.internal(style: unmatchedPaths.style(for: request.uri.path)).makeResponse()
         }
         response.headers[.requestID] = context.requestID
+        if let traceparent { response.headers[.traceparent] = traceparent }
 
         let duration = ContinuousClock.now - started
         let route = context.endpointPath ?? "unmatched"
+        if span.isRecording { Self.describe(span, request: request, route: context.endpointPath, status: response.status.code) }
         metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "route": .string(route),
@@ -60,13 +75,28 @@ struct GatewayMiddleware: RouterMiddleware {
         return response
     }
 
-    static func requestID(from request: Request) -> String {
+    /// The client's `X-Request-Id` when it is sane, else the trace id (so that a complaint quoting either leads to the
+    /// trace), else a random one (a process without a tracer: tests).
+    static func requestID(from request: Request, traceparent: String? = nil) -> String {
         if let given = request.headers[.requestID], (1...128).contains(given.utf8.count),
             given.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) })
         {
             return given
         }
-        return RequestID.random()
+        return traceparent.flatMap(TraceParent.traceID(of:)) ?? RequestID.random()
+    }
+
+    /// OpenTelemetry's HTTP server attributes: the route's template, never the path (which holds ids) or the query,
+    /// the client's address or its headers.
+    static func describe(_ span: any Span, request: Request, route: String?, status: Int) {
+        span.operationName = route.map { "\(request.method.rawValue) \($0)" } ?? request.method.rawValue
+        span.attributes["http.request.method"] = request.method.rawValue
+        if let route { span.attributes["http.route"] = route }
+        span.attributes["http.response.status_code"] = status
+        if status >= 500 {
+            span.attributes["error.type"] = String(status)
+            span.setStatus(SpanStatus(code: .error))
+        }
     }
 
     static func reason(for status: HTTPResponse.Status) -> String {
@@ -82,4 +112,6 @@ struct GatewayMiddleware: RouterMiddleware {
 
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("X-Request-Id")!
+    static let traceparent = HTTPField.Name("traceparent")!
+    static let tracestate = HTTPField.Name("tracestate")!
 }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import CustodianRPC
 import Synchronization
+import Tracing
 
 /// Hummingbird's request context plus the request id every log line and RPC call carries, and the socket peer the
 /// client's address is read from.
@@ -12,6 +13,8 @@ public struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext
     public let remoteAddress: SocketAddress?
     /// The admin a route or console page found behind the request, for the request's log line.
     let admin = AdminOnLogLine()
+    /// The request's span, for events on the way (a rate limit refusing it); set by ``GatewayMiddleware``.
+    var span: (any Span)?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

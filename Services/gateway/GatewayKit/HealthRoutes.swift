@@ -2,6 +2,7 @@ import CustodianContracts
 import CustodianJSON
 import CustodianRPC
 import CustodianProcess
+import CustodianTracing
 import Foundation
 import Hummingbird
 
@@ -11,6 +12,8 @@ struct HealthRoutes: Sendable {
     let rpc: RPCClient
     let services: [String]
     let metrics: GatewayMetrics
+    /// Which gateway replica this is, for the tracing figures.
+    let instance: String
 
     func add(to router: Router<GatewayRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -22,7 +25,8 @@ struct HealthRoutes: Sendable {
         router.get("/metrics") { _, context in
             async let retention = retentionMetrics(requestID: context.requestID)
             async let twomes = twomesMetrics(requestID: context.requestID)
-            let text = metrics.render() + (await retention) + (await twomes)
+            async let tracing = tracingMetrics(requestID: context.requestID)
+            let text = metrics.render() + (await retention) + (await twomes) + (await tracing)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
@@ -54,6 +58,25 @@ struct HealthRoutes: Sendable {
             return all.sorted { $0.service < $1.service }
         }
         return RetentionMetrics.render(totals)
+    }
+
+    /// The spans each process dropped instead of exporting: the gateway's own, and one replica's of each service (the
+    /// one that answers; each line names its instance). A service that does not answer within a second is left out.
+    func tracingMetrics(requestID: String) async -> String {
+        let totals = await withTaskGroup(of: SystemMethods.TracingTotals?.self) { group in
+            for service in services {
+                group.addTask {
+                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
+                    return try? await rpc.call(SystemMethods.tracing, on: service, context: context)
+                }
+            }
+            var all: [SystemMethods.TracingTotals] = []
+            for await totals in group { if let totals { all.append(totals) } }
+            return all
+        }
+        let own = SystemMethods.TracingTotals(
+            service: "gateway", instance: instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
+        return TracingMetrics.render([own] + totals.sorted { $0.service < $1.service })
     }
 
     /// The Twomes devices reporting and silent (docs/operations.md, "Metrics"), from the devices service's database like

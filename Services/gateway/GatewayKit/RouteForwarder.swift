@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Tracing
 
 /// Turns an HTTP request on a route into a call of the route's service method, and its result or error
 /// into a response in the route's API style.
@@ -27,7 +28,12 @@ struct RouteForwarder: Sendable {
     /// authentication of the client's address.
     func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
         let client = ClientAddress.of(peer: context.remoteAddress, headers: request.headers, trustedProxies: rateLimits.trustedProxies)
-        try rateLimits.admit(route, request: request, client: client)
+        do {
+            try rateLimits.admit(route, request: request, client: client)
+        } catch {
+            context.span?.addEvent("rate_limited")
+            throw error
+        }
         do {
             if route.endToEnd { return try await respondEncrypted(to: request, context: context) }
             return try await respondInTheClear(to: request, context: context)
@@ -184,24 +190,29 @@ struct RouteForwarder: Sendable {
         let rpc = self.rpc
         let timeout = serviceTimeout
         let audit = self.audit
+        @Sendable func writePages(to writer: inout any ResponseBodyWriter) async throws {
+            var page = first
+            var pageInput = input
+            var counter = AuditTrail.StreamCounter(headers: first.headers)
+            while true {
+                counter.add(page.chunk)
+                if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
+                guard let next = page.next else { break }
+                pageInput.cursor = next
+                var pageContext = context
+                pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
+                page = try await rpc.call(
+                    route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
+            }
+            try await audit.end(audited, style: route.style, status: route.successStatus, counts: counter.counts, context: context)
+            try await writer.finish(nil)
+        }
+        // The body is written after the request's span has ended, by the server's task: its page calls join the trace.
+        let trace = InstrumentationContext.current
         return Response(
             status: route.successStatus, headers: headers,
             body: ResponseBody { writer in
-                var page = first
-                var pageInput = input
-                var counter = AuditTrail.StreamCounter(headers: first.headers)
-                while true {
-                    counter.add(page.chunk)
-                    if !page.chunk.isEmpty { try await writer.write(ByteBuffer(string: page.chunk)) }
-                    guard let next = page.next else { break }
-                    pageInput.cursor = next
-                    var pageContext = context
-                    pageContext.deadline = Int64((Date().addingTimeInterval(timeout.seconds).timeIntervalSince1970 * 1000).rounded())
-                    page = try await rpc.call(
-                        route.service, route.rpcMethod, input: pageInput, context: pageContext, as: StreamPage.self, retry: route.retry)
-                }
-                try await audit.end(audited, style: route.style, status: route.successStatus, counts: counter.counts, context: context)
-                try await writer.finish(nil)
+                try await InstrumentationContext.$current.withValue(trace) { try await writePages(to: &writer) }
             })
     }
 

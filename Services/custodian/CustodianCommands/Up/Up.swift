@@ -27,6 +27,31 @@ struct Up: AsyncParsableCommand {
     var walArchive: String?
     @Option(help: "Replicas of services, e.g. devices=3,vault=2; one of each other (default: CUSTODIAN_REPLICAS).")
     var replicas: String?
+    @Option(
+        help: """
+            Export every process's spans to this OpenTelemetry collector's OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318 \
+            (default: OTEL_EXPORTER_OTLP_ENDPOINT; docs/operations.md, "Tracing").
+            """)
+    var otlp: String?
+    @Option(help: "The share of traces to record and export, from 0 to 1 (default: OTEL_TRACES_SAMPLER_ARG, else every one).")
+    var traceSampling: Double?
+
+    /// The environment with `--otlp` and `--trace-sampling` as the standard variables every process reads.
+    func tracingEnvironment(_ environment: [String: String]) throws -> [String: String] {
+        var environment = environment
+        if let otlp {
+            guard let url = URL(string: otlp), ["http", "https"].contains(url.scheme), url.host != nil else {
+                throw ValidationError("--otlp takes the collector's OTLP/HTTP address, such as http://127.0.0.1:4318")
+            }
+            environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = otlp
+        }
+        if let traceSampling {
+            guard (0...1).contains(traceSampling) else { throw ValidationError("--trace-sampling takes a share from 0 to 1, such as 0.01") }
+            environment["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio"
+            environment["OTEL_TRACES_SAMPLER_ARG"] = String(traceSampling)
+        }
+        return environment
+    }
 
     /// Where `up` writes the administrator's database URL (0600), for `custodian admin` and operators: the private
     /// cluster's port changes on every start.
@@ -111,7 +136,8 @@ struct Up: AsyncParsableCommand {
         let lemonKeys = try Deployment.lemonKeys(secretsDirectory: secrets)
         let binaries = try executableDirectory()
         let platform = PlatformPrograms(
-            environment: ProcessInfo.processInfo.environment, runtimeDirectory: runtime, parent: getpid(), eventLoops: Self.eventLoopsPerProcess,
+            environment: try tracingEnvironment(ProcessInfo.processInfo.environment), runtimeDirectory: runtime, parent: getpid(),
+            eventLoops: Self.eventLoopsPerProcess,
             publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs,
             databaseURLFiles: Dictionary(
                 uniqueKeysWithValues: Platform.services.map { ($0, DatabaseLoginFiles(secretsDirectory: secrets, service: $0).url) }),
