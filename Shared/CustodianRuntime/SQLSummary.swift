@@ -36,7 +36,6 @@ enum StatementSpan {
                 span.attributes["db.operation.name"] = operation
                 span.attributes["db.query.summary"] = summary
                 if let collection { span.attributes["db.collection.name"] = collection }
-                if let statement { span.attributes["db.stored_procedure.name"] = statement }
             }
             return try await body()
         }

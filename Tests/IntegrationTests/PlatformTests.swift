@@ -170,8 +170,11 @@ extension PlatformTests {
             let given = try await platform.request(.GET, "/healthz", headers: [("X-Request-Id", "trace-42.a:b")])
             #expect(given.headers.first(name: "X-Request-Id") == "trace-42.a:b")
             let generated = try await platform.request(.GET, "/healthz")
+            // Generated: the trace id of the answer's `traceparent` (docs/operations.md, "X-Request-Id"), 32 hexadecimal digits.
             let id = try #require(generated.headers.first(name: "X-Request-Id"))
-            #expect(UUID(uuidString: id) != nil)
+            let traceparent = try #require(generated.headers.first(name: "traceparent"))
+            #expect(traceparent.split(separator: "-").map(\.count) == [2, 32, 16, 2] && traceparent.split(separator: "-")[1] == id)
+            #expect(id.count == 32 && id.allSatisfy(\.isHexDigit) && id == id.lowercased())
             let unsafe = try await platform.request(.GET, "/healthz", headers: [("X-Request-Id", "bad id\twith spaces")])
             #expect(unsafe.headers.first(name: "X-Request-Id") != "bad id\twith spaces")
         }
