@@ -36,6 +36,13 @@ public struct ProcessTracing: Sendable {
     /// process's service group (before its other parts, so that it stops last and sends what they finished).
     /// Throws when an `OTEL_` variable is set to something swift-otel cannot use.
     public func bootstrap(logger: Logger) throws -> any Service {
+        // swift-otel stops the process with a fatal error for a protocol it was built without (gRPC, here): a setting
+        // gets a clear message instead. Other values it cannot use, it logs and replaces with the default.
+        for key in ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] {
+            if let value = environment[key], !["http/protobuf", "http/json"].contains(value) {
+                throw TracingSettingError(description: "\(key) is '\(value)': only OTLP over HTTP is built in (http/protobuf or http/json)")
+            }
+        }
         var configuration = OTel.Configuration.default
         configuration.serviceName = service
         configuration.resourceAttributes = [
@@ -76,4 +83,9 @@ public struct ProcessTracing: Sendable {
 
     /// What log lines get from a span: `trace_id` and `span_id` (and `trace_flags`, 1 when the trace is recorded).
     public static var logMetadata: Logger.MetadataProvider { OTel.makeLoggingMetadataProvider() }
+}
+
+/// A tracing variable the process cannot start with.
+public struct TracingSettingError: Error, CustomStringConvertible {
+    public var description: String
 }

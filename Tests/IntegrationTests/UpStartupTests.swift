@@ -34,6 +34,32 @@ struct UpStartupTests {
         #expect(ContinuousClock.now - started < .seconds(30))
     }
 
+    /// Tracing settings that cannot work are refused with the reason before anything starts, not met by a crash.
+    @Test func tracingSettingsThatCannotWorkAreRefused() async throws {
+        let data = "/tmp/cit-otlp-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        for (arguments, expected) in [
+            (["--otlp", "collector:4318"], "--otlp takes the collector's OTLP/HTTP address, such as http://127.0.0.1:4318"),
+            (["--trace-sampling", "2"], "--trace-sampling takes a share from 0 to 1, such as 0.01"),
+        ] {
+            let up = try await RunningPlatform.run(
+                try Self.binaries() + "/custodian", ["up", "--data-dir", data, "--port", String(try FreePort.find()), "--no-demo"] + arguments)
+            #expect(up.status != 0 && up.output.contains(expected), "\(arguments): \(up.output)")
+            #expect(!up.output.contains("postgres "), "it started PostgreSQL first: \(up.output)")
+        }
+        // A process told to export over gRPC, which is not built in, says so and exits (swift-otel would trap).
+        let gateway = try await RunningPlatform.run(
+            try Self.binaries() + "/gateway", [],
+            environment: [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "CUSTODIAN_INSECURE_HTTP": "1",
+                "CUSTODIAN_HTTP_PORT": String(try FreePort.find()),
+            ])
+        #expect(gateway.status == 2, "\(gateway.output)")
+        #expect(
+            gateway.output.contains("gateway: OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc': only OTLP over HTTP is built in (http/protobuf or http/json)"),
+            "\(gateway.output)")
+    }
+
     @Test func aProgramThatCannotStartStopsEverythingWithItsReason() async throws {
         let data = "/tmp/cit-fail-\(UUID().uuidString.prefix(8).lowercased())"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)

@@ -60,6 +60,7 @@ struct Up: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "custodian")
         let replicaCounts = try ReplicaCounts(replicas ?? ProcessInfo.processInfo.environment[ReplicaCounts.environmentKey])
+        let environment = try tracingEnvironment(ProcessInfo.processInfo.environment)
         // Another server on the port would answer the readiness check for ours, while ours could never start.
         guard FreePort.isFree(port) else {
             throw CLIError("port \(port) on 127.0.0.1 is in use by another program: stop it, or choose another port with --port")
@@ -136,7 +137,7 @@ struct Up: AsyncParsableCommand {
         let lemonKeys = try Deployment.lemonKeys(secretsDirectory: secrets)
         let binaries = try executableDirectory()
         let platform = PlatformPrograms(
-            environment: try tracingEnvironment(ProcessInfo.processInfo.environment), runtimeDirectory: runtime, parent: getpid(),
+            environment: environment, runtimeDirectory: runtime, parent: getpid(),
             eventLoops: Self.eventLoopsPerProcess,
             publicBaseURL: "\(scheme)://127.0.0.1:\(port)", binaries: binaries, logs: logs,
             databaseURLFiles: Dictionary(
