@@ -55,7 +55,8 @@ public struct Upkeep: Sendable {
 
     func runOnce(on database: PostgresClient, logger: Logger) async {
         do {
-            try await work(database, logger)
+            // One trace per run, so that its statements are grouped rather than each a trace of its own.
+            try await Spans.run("upkeep \(name)") { _ in try await work(database, logger) }
         } catch {
             logger.warning(
                 "upkeep failed; it runs again later", metadata: ["upkeep": .string(name), "error": .string(DatabaseErrors.logDescription(error))])
