@@ -39,6 +39,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // Spans (the API), their export over OTLP/HTTP (no gRPC: one transport is enough, and it builds faster), and
+        // the W3C `traceparent` header.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -61,6 +66,8 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // A span per call on both ends, and the caller's context in the call's.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/CustodianRPC",
             swiftSettings: settings
@@ -123,6 +130,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The trace ids of the slowest requests, read from each answer's `traceparent`.
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Shared/CustodianLoad",
             swiftSettings: settings
@@ -188,10 +197,24 @@ let package = Package(
             path: "Shared/GeotagTool",
             swiftSettings: settings
         ),
+        // Each process's tracer: OTLP export when a collector is named, the sampling ratio, dropped spans counted.
+        .target(
+            name: "CustodianTracing",
+            dependencies: [
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/CustodianTracing",
+            swiftSettings: settings
+        ),
         .target(
             name: "CustodianProcess",
             dependencies: [
                 "CustodianRPC",
+                "CustodianTracing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -215,6 +238,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // A span per SQL statement.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/CustodianRuntime",
             swiftSettings: settings
@@ -234,6 +259,9 @@ let package = Package(
                 "CustodianJSON", "CustodianHTTP", "CustodianWeb", "CustodianRPC",
                 "CustodianContracts",
                 "CustodianProcess",
+                // The request's span, and its `traceparent` in the answer.
+                "CustodianTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
