@@ -10,6 +10,9 @@ python_tools=(
   "openapi-spec-validator==0.9.0"    # Deploy/dev/validate-openapi.sh
   "schemathesis==4.32.5"             # Deploy/dev/fuzz.sh
   "selenium==4.51.0"                 # Deploy/dev/console-browser.sh (Deploy/dev/console/browser_test.py)
+  # Deploy/dev/otlp/receiver.py (the OTLP/HTTP receiver of the tracing tests and Deploy/dev/bench-tracing.sh); it
+  # brings protobuf (>=5,<8), which pip resolves by itself.
+  "opentelemetry-proto==1.45.2"
 )
 
 tools_venv=${CUSTODIAN_TOOLS_VENV:-$HOME/.cache/custodian/tools-venv}

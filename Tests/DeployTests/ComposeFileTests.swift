@@ -257,6 +257,24 @@ func repositoryFile(_ path: String) throws -> String {
     try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
 }
 
+/// Runs a command from the repository root with nothing on its standard input: its exit status and what it printed
+/// (standard output and error together).
+func runScript(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read before waiting: a full pipe would block the script.
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
+
 /// Names of `.executable(name: "X", ...)` products, in declaration order.
 func executableProducts(inManifest manifest: String) -> [String] {
     manifest.matches(of: #/\.executable\(\s*name:\s*"([^"]+)"/#).map { String($0.output.1) }

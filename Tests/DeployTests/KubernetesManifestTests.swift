@@ -218,19 +218,8 @@ struct KubernetesManifestTests {
 
     /// Kubernetes' own schemas (kubernetes-validate, installed into a virtual environment on first use).
     @Test func validatorAcceptsTheManifests() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["bash", Self.validator]
-        process.currentDirectoryURL = repositoryRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read before waiting: a full pipe would block the script.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(Self.validator) exited with \(process.terminationStatus):\n\(text)")
+        let (status, text) = try runScript(["bash", Self.validator])
+        #expect(status == 0, "\(Self.validator) exited with \(status):\n\(text)")
     }
 }
 
