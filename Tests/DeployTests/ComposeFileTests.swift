@@ -12,6 +12,12 @@ struct ComposeFileTests {
     /// The image's one executable, which every other is a link to: no compose service runs it by this name.
     static let multiCallProduct = "multicall"
 
+    /// OpenTelemetry's variables the processes read (docs/operations.md, "Tracing"), which the deployments pass on.
+    static let tracingVariables: Set<String> = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG",
+        "OTEL_RESOURCE_ATTRIBUTES",
+    ]
+
     let compose: ComposeFile
     let products: [String]
     let dockerfile: Dockerfile
@@ -145,6 +151,18 @@ struct ComposeFileTests {
                 #expect(
                     (service.environment[key] != nil) == reads,
                     "service '\(service.name)' \(reads ? "reads" : "does not read") \(key) but compose \(reads ? "does not set" : "sets") it")
+            }
+        }
+    }
+
+    /// `OTEL_X=… docker compose up` reaches every process; unset in the shell, the variable is empty, which the
+    /// processes take as unset (a default here would export without the operator asking).
+    @Test func everyProcessIsPassedTheTracingVariables() {
+        for service in platformServices {
+            for variable in Self.tracingVariables.sorted() {
+                #expect(
+                    service.environment[variable] == "${\(variable):-}",
+                    "service '\(service.name)' sets \(variable) to \(service.environment[variable] ?? "nothing"), not ${\(variable):-}")
             }
         }
     }
