@@ -61,6 +61,7 @@ public struct LoadClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         let response = try await http.execute(request, timeout: timeout)
+        AnswerTrace.note(response.headers)
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
     }

@@ -15,13 +15,15 @@ public struct LoadReport: Sendable, Codable {
     public var scenarios: [String: LatencySummary]
     public var verification: [Verification]
     public var memory: [String: MemoryReading]
+    /// The ten slowest requests, slowest first, with their answers' trace ids.
+    public var slowest: [SlowRequest]
 
     public var lost: Int { verification.map(\.lost).reduce(0, +) }
     public var duplicated: Int { verification.map(\.duplicated).reduce(0, +) }
 
     init(
         server: String, plan: LoadPlan, elapsedSeconds: Double, total: LatencySummary, scenarios: [String: LatencySummary],
-        verification: [Verification], memory: [String: MemoryReading]
+        verification: [Verification], memory: [String: MemoryReading], slowest: [SlowRequest]
     ) {
         self.server = server
         self.scenario = Dictionary(plan.scenarios.map { ($0.0.rawValue, $0.1) }, uniquingKeysWith: +)
@@ -40,6 +42,7 @@ public struct LoadReport: Sendable, Codable {
         self.scenarios = scenarios
         self.verification = verification
         self.memory = memory
+        self.slowest = slowest
     }
 
     /// The final table.
@@ -81,7 +84,26 @@ public struct LoadReport: Sendable, Codable {
                         format: "%7.1f MiB before the load, %7.1f MiB once warm, %7.1f MiB when it stopped",
                         Double(reading.startKiB) / 1024, Double(reading.warmKiB) / 1024, Double(reading.endKiB) / 1024))
         }
+        if !slowest.isEmpty { lines += [""] + slowestLines }
         return lines.joined(separator: "\n")
+    }
+
+    /// The slowest requests, one a line: what to look up in the collector (docs/operations.md, "Tracing").
+    var slowestLines: [String] {
+        let width = max(9, slowest.map(\.operation.count).max() ?? 0)
+        func padded(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+        var lines = ["slowest requests", "     ms  \(padded("operation", width))  status  trace id"]
+        for request in slowest {
+            let status = request.status.map(String.init) ?? "none"
+            var trace = request.trace?.traceID ?? "none"
+            if request.trace?.sampled == false { trace += " (not recorded)" }
+            // The gateway answers the trace id as the request id unless the client sent one of its own.
+            if let requestID = request.trace?.requestID, requestID != request.trace?.traceID { trace += "  request id \(requestID)" }
+            lines.append(
+                String(format: "%7.1f  ", request.milliseconds) + padded(request.operation, width) + "  "
+                    + String(repeating: " ", count: max(0, 6 - status.count)) + status + "  " + trace)
+        }
+        return lines
     }
 
     public func json() throws -> Data {

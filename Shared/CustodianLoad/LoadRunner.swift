@@ -133,7 +133,8 @@ public enum LoadRunner {
             total: LatencySummary(snapshot.all, seconds: seconds),
             scenarios: snapshot.byScenario.mapValues { LatencySummary($0, seconds: seconds) },
             verification: verifications,
-            memory: ProcessMemory.compare(memoryAtStart, warm: state.warmMemory.withLock { $0 }, end: memoryAtEnd))
+            memory: ProcessMemory.compare(memoryAtStart, warm: state.warmMemory.withLock { $0 }, end: memoryAtEnd),
+            slowest: snapshot.slowest.requests)
     }
 
     /// Operation numbers to scenarios, in proportion to their weights and interleaved (weights 2 and 1: A B A …).
@@ -162,8 +163,11 @@ public enum LoadRunner {
         client: LoadClient, recorder: Recorder
     ) async {
         let slot = slots[schedule[number % schedule.count]]
-        let outcome = await slot.scenario.operation(slot.next.wrappingAdd(1, ordering: .relaxed).oldValue, client: client)
-        recorder.record(outcome, scenario: slot.scenario.name, latency: ContinuousClock.now - due)
+        let latest = AnswerTrace.Latest()
+        let outcome = await AnswerTrace.$latest.withValue(latest) {
+            await slot.scenario.operation(slot.next.wrappingAdd(1, ordering: .relaxed).oldValue, client: client)
+        }
+        recorder.record(outcome, scenario: slot.scenario.name, latency: ContinuousClock.now - due, answer: latest.answer)
     }
 
     /// Calls `launch` with each operation's number at the moment it is due: `rate` a second after a linear ramp.

@@ -1,9 +1,11 @@
 import Foundation
 import Histogram
+import NIOHTTP1
 import Synchronization
 
 /// What the operations of a run did: latencies in HdrHistograms (microseconds, 1 µs to 10 min, three significant
-/// digits), answers by status, failures without an answer, per scenario and in all.
+/// digits), answers by status, failures without an answer, per scenario and in all; and the slowest requests, with
+/// the trace ids of their answers.
 public final class Recorder: Sendable {
     struct Tally {
         var latencies = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
@@ -41,21 +43,35 @@ public final class Recorder: Sendable {
         }
     }
 
-    private let state = Mutex<(all: Tally, byScenario: [String: Tally])>((Tally(), [:]))
+    struct State {
+        var all = Tally()
+        var byScenario: [String: Tally] = [:]
+        var slowest = SlowestRequests()
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
-    func record(_ outcome: OperationOutcome, scenario: String, latency: Duration) {
+    /// `answer`: the headers of the answer the operation counted, if it had one.
+    func record(_ outcome: OperationOutcome, scenario: String, latency: Duration, answer: HTTPHeaders? = nil) {
         let (seconds, attoseconds) = latency.components
         let microseconds = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+        let milliseconds = Double(microseconds) / 1000
         state.withLock { state in
             state.all.record(outcome, microseconds: microseconds)
             state.byScenario[scenario, default: Tally()].record(outcome, microseconds: microseconds)
+            if state.slowest.admits(milliseconds) {
+                state.slowest.add(
+                    SlowRequest(
+                        operation: "\(scenario)/\(outcome.kind)", milliseconds: milliseconds, status: outcome.status,
+                        trace: answer.map(AnswerTrace.init(headers:))))
+            }
         }
     }
 
     /// The figures so far, for the progress line and the final report.
-    func snapshot() -> (all: Tally, byScenario: [String: Tally]) {
+    func snapshot() -> State {
         state.withLock { $0 }
     }
 }

@@ -17,6 +17,8 @@ public struct RouteStoreClient: Sendable {
     let root: String
     /// A client the caller keeps for many requests (a load generator); without one, each request has its own.
     let http: HTTPClient?
+    /// Given the headers of each answer: the load generator reads the trace id in its `traceparent`.
+    let onAnswer: (@Sendable (HTTPHeaders) -> Void)?
 
     public struct StoredRoute: Sendable, Equatable {
         public var routeID: String
@@ -32,7 +34,8 @@ public struct RouteStoreClient: Sendable {
 
     /// `tls`: whose certificates to trust (the system's by default), for the client made per request when `http` is nil.
     public init(
-        server: String, key: String, secret: String, tls: TLSConfiguration = .makeClientConfiguration(), http: HTTPClient? = nil
+        server: String, key: String, secret: String, tls: TLSConfiguration = .makeClientConfiguration(), http: HTTPClient? = nil,
+        onAnswer: (@Sendable (HTTPHeaders) -> Void)? = nil
     ) throws(RouteStoreError) {
         guard let base = URL(string: server), ["http", "https"].contains(base.scheme ?? ""), base.host != nil, base.query == nil else {
             throw .invalidServer
@@ -42,6 +45,7 @@ public struct RouteStoreClient: Sendable {
         self.secret = secret
         self.tls = tls
         self.http = http
+        self.onAnswer = onAnswer
         root = server.hasSuffix("/") ? String(server.dropLast()) : server
         basePath = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
     }
@@ -138,6 +142,7 @@ public struct RouteStoreClient: Sendable {
         let exchange: Result<(HTTPResponseStatus, ByteBuffer), any Error>
         do {
             let response = try await client.execute(request, timeout: .seconds(60))
+            onAnswer?(response.headers)
             // A fetched route is at most 1 MiB, some 1.4 MB in base64 within its JSON.
             exchange = .success((response.status, try await response.body.collect(upTo: 4 * 1024 * 1024)))
         } catch {

@@ -12,12 +12,18 @@ public struct LemonClient: Sendable {
     public let serverKey: ServerPublicKey
     /// Sent with each handshake besides the app's own: the load generator's `X-Custodian-Synthetic` (a real app sends none).
     public let handshakeHeaders: [(String, String)]
+    /// Given the headers of each encrypted call's answer: the load generator reads the trace id in its `traceparent`.
+    public let onAnswer: (@Sendable (HTTPHeaders) -> Void)?
 
-    public init(baseURL: String, http: HTTPClient, serverKey: ServerPublicKey, handshakeHeaders: [(String, String)] = []) {
+    public init(
+        baseURL: String, http: HTTPClient, serverKey: ServerPublicKey, handshakeHeaders: [(String, String)] = [],
+        onAnswer: (@Sendable (HTTPHeaders) -> Void)? = nil
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.http = http
         self.serverKey = serverKey
         self.handshakeHeaders = handshakeHeaders
+        self.onAnswer = onAnswer
     }
 
     /// The keys a server publishes at `GET /api/v1/keys`, current first. An app ships them pinned; fetching
@@ -72,20 +78,21 @@ public struct LemonClient: Sendable {
         let reply = try await Self.send(
             http: http, url: baseURL + path, method: method,
             headers: [("Authorization", "Bearer \(session.accessToken)"), ("Content-Type", "text/plain")] + headers, body: sealed)
+        onAnswer?(reply.headers)
         return try LemonReply(status: reply.status, body: reply.body, keys: session.keys)
     }
 
     /// One exchange with nothing added, for callers that build their own bodies (tampered ones, in tests).
     public static func send(
         http: HTTPClient, url: String, method: HTTPMethod, headers: [(String, String)], body: Data?
-    ) async throws -> (status: Int, body: Data) {
+    ) async throws -> (status: Int, headers: HTTPHeaders, body: Data) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await http.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        return (Int(response.status.code), Data(collected.readableBytesView))
+        return (Int(response.status.code), response.headers, Data(collected.readableBytesView))
     }
 }
 

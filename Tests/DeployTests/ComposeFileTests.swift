@@ -12,6 +12,12 @@ struct ComposeFileTests {
     /// The image's one executable, which every other is a link to: no compose service runs it by this name.
     static let multiCallProduct = "multicall"
 
+    /// OpenTelemetry's variables the processes read (docs/operations.md, "Tracing"), which the deployments pass on.
+    static let tracingVariables: Set<String> = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG",
+        "OTEL_RESOURCE_ATTRIBUTES",
+    ]
+
     let compose: ComposeFile
     let products: [String]
     let dockerfile: Dockerfile
@@ -149,6 +155,18 @@ struct ComposeFileTests {
         }
     }
 
+    /// `OTEL_X=… docker compose up` reaches every process; unset in the shell, the variable is empty, which the
+    /// processes take as unset (a default here would export without the operator asking).
+    @Test func everyProcessIsPassedTheTracingVariables() {
+        for service in platformServices {
+            for variable in Self.tracingVariables.sorted() {
+                #expect(
+                    service.environment[variable] == "${\(variable):-}",
+                    "service '\(service.name)' sets \(variable) to \(service.environment[variable] ?? "nothing"), not ${\(variable):-}")
+            }
+        }
+    }
+
     @Test func gatewayServesTLSOn8443() throws {
         let gateway = try #require(
             compose.projectServices.first { $0.command.first == "gateway" },
@@ -255,6 +273,24 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 
 func repositoryFile(_ path: String) throws -> String {
     try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
+}
+
+/// Runs a command from the repository root with nothing on its standard input: its exit status and what it printed
+/// (standard output and error together).
+func runScript(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read before waiting: a full pipe would block the script.
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
 }
 
 /// Names of `.executable(name: "X", ...)` products, in declaration order.

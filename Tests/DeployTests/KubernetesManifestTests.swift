@@ -216,21 +216,37 @@ struct KubernetesManifestTests {
         }
     }
 
+    /// Tracing is set for a whole cluster at once, by the operator's ConfigMap `custodian-tracing`
+    /// (examples/tracing.yaml): every process reads it, and starts without it.
+    @Test func everyContainerReadsTheOptionalTracingConfigMap() {
+        for deployment in manifests.deployments {
+            for container in deployment.containers {
+                let reference = container.configMaps.first { $0.name == "custodian-tracing" }
+                #expect(
+                    reference?.optional == true,
+                    "Deployment '\(deployment.name)', container '\(container.name)': \(reference == nil ? "no envFrom reads" : "envFrom requires") the ConfigMap custodian-tracing"
+                )
+            }
+        }
+    }
+
+    /// The example sets only the tracing variables the processes and compose know, in the platform's namespace.
+    @Test func theTracingExampleSetsTheVariablesTheProcessesRead() throws {
+        let file = "\(Self.folder)/examples/tracing.yaml"
+        let example = try #require(try Yams.load(yaml: repositoryFile(file)) as? [String: Any], "\(file) is not one mapping")
+        let metadata = example["metadata"] as? [String: Any] ?? [:]
+        #expect(example["kind"] as? String == "ConfigMap")
+        #expect(metadata["name"] as? String == "custodian-tracing")
+        #expect(metadata["namespace"] as? String == "custodian")
+        let data = example["data"] as? [String: Any] ?? [:]
+        #expect(Set(data.keys).isSubset(of: ComposeFileTests.tracingVariables), "\(file) sets \(data.keys.sorted())")
+        #expect((data["OTEL_EXPORTER_OTLP_ENDPOINT"] as? String)?.hasPrefix("http") == true, "\(file) names no collector")
+    }
+
     /// Kubernetes' own schemas (kubernetes-validate, installed into a virtual environment on first use).
     @Test func validatorAcceptsTheManifests() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["bash", Self.validator]
-        process.currentDirectoryURL = repositoryRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read before waiting: a full pipe would block the script.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(Self.validator) exited with \(process.terminationStatus):\n\(text)")
+        let (status, text) = try runScript(["bash", Self.validator])
+        #expect(status == 0, "\(Self.validator) exited with \(status):\n\(text)")
     }
 }
 
@@ -264,6 +280,8 @@ struct KubernetesContainer: Sendable {
     var readinessExec: [String]?
     var livenessHTTP: KubernetesHTTPProbe?
     var readinessHTTP: KubernetesHTTPProbe?
+    /// The ConfigMaps `envFrom` reads every key of as a variable.
+    var configMaps: [(name: String, optional: Bool)]
 
     /// The mount a path lies in; the deepest one when mounts nest.
     func mount(containing path: String) -> KubernetesMount? {
@@ -374,6 +392,11 @@ extension KubernetesContainer {
             environment[key] = variable["value"].flatMap(kubeScalar) ?? ""
         }
         self.environment = environment
+        configMaps = try kubeList(fields["envFrom"] ?? [Any](), "\(context) envFrom").compactMap { entry in
+            guard let reference = try kubeMapping(entry, "\(context) envFrom")["configMapRef"] else { return nil }
+            let fields = try kubeMapping(reference, "\(context) envFrom configMapRef")
+            return (fields["name"].flatMap(kubeScalar) ?? "", fields["optional"].flatMap(kubeScalar) == "true")
+        }
         mounts = try kubeList(fields["volumeMounts"] ?? [Any](), "\(context) volumeMounts").map { entry in
             let mount = try kubeMapping(entry, "\(context) volumeMount")
             guard let volume = mount["name"].flatMap(kubeScalar), let path = mount["mountPath"].flatMap(kubeScalar) else {

@@ -23,6 +23,14 @@ extension OneAtATime {
             #expect(check.acknowledged > 0, "nothing was written")
             #expect(check.lost == 0 && check.duplicated == 0 && check.found == check.acknowledged)
             #expect(!report.memory.isEmpty, "the platform's processes are found by their pid files")
+            // The slowest requests (issue 29): at most ten, slowest first, the slowest the run's maximum, each with
+            // its answer's status and the trace id of its `traceparent`.
+            let slowest = report.slowest.map(\.ms)
+            #expect(!slowest.isEmpty && slowest.count <= 10 && slowest == slowest.sorted(by: >))
+            #expect(abs((slowest.first ?? 0) - report.total.maxMilliseconds) <= report.total.maxMilliseconds / 100, "\(slowest)")
+            #expect(report.slowest.allSatisfy { $0.operation.hasPrefix(scenario + "/") && $0.status != nil })
+            // Tolerates null until the gateway answers with a `traceparent` (issue 29); then every one must have a trace id.
+            #expect(report.slowest.allSatisfy { request in request.trace_id.map { $0.count == 32 } ?? true }, "\(report.slowest)")
         }
 
         @Test func theMixArrivesAtAFixedRate() async throws {

@@ -345,7 +345,17 @@ struct LoadReport: Decodable, Sendable {
         var operations: Int
         var errors: Int
         var p99Milliseconds: Double
+        var maxMilliseconds: Double
         var statuses: [String: Int]
+    }
+
+    /// One of the run's slowest requests (docs/benchmarks.md): null where the answer had nothing, or there was none.
+    struct Slow: Decodable, Sendable {
+        var operation: String
+        var ms: Double
+        var status: Int?
+        var trace_id: String?
+        var request_id: String?
     }
 
     struct Check: Decodable, Sendable {
@@ -361,6 +371,7 @@ struct LoadReport: Decodable, Sendable {
     var verification: [Check]
     var memory: [String: [String: Int]]
     var durationSeconds: Double
+    var slowest: [Slow]
 
     /// Every write the run was told had been stored was read back exactly once.
     var nothingLost: Bool { verification.allSatisfy { $0.lost == 0 && $0.duplicated == 0 && $0.found == $0.acknowledged } }

@@ -3,7 +3,8 @@
 # `custodian up` on a fresh data directory, find its processes, run loadgen, judge its report.
 #
 # Needs $bin (the directory holding the executables) and $port. Sets $data (the temporary directory, removed at exit)
-# and $platform (the pid of `custodian up`).
+# and $platform (the pid of `custodian up`). A script that starts more than one platform, or more than a platform,
+# sets own_exit_trap=1 and stops the platform and removes $data in an EXIT trap of its own (bench-tracing.sh).
 
 # start_platform [custodian up options...]: plain HTTP, rate limits off (the load comes from one address).
 start_platform() {
@@ -12,7 +13,7 @@ start_platform() {
   CUSTODIAN_RATE_LIMITS=off CUSTODIAN_LOG_LEVEL=warning \
     "$bin/custodian" up --data-dir "$data/.custodian" --port "$port" --insecure-http --no-demo "$@" > "$data/up.log" 2>&1 &
   platform=$!
-  trap 'kill -INT $platform 2>/dev/null; wait $platform 2>/dev/null; rm -rf "$data"' EXIT
+  [ -n "${own_exit_trap:-}" ] || trap 'kill -INT $platform 2>/dev/null; wait $platform 2>/dev/null; rm -rf "$data"' EXIT
   for _ in $(seq 240); do grep -q "custodian ready" "$data/up.log" && break; sleep 0.5; done
   grep -q "custodian ready" "$data/up.log" || { cat "$data/up.log"; exit 1; }
 }

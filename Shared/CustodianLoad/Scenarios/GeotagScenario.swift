@@ -70,7 +70,7 @@ struct GeotagScenario: Scenario {
             guard let key = created["consumer_key"] as? String, let secret = created["consumer_secret"] as? String else {
                 throw SetupError("the API consumer came without its key and secret")
             }
-            let store = try RouteStoreClient(server: client.baseURL, key: key, secret: secret, http: client.http)
+            let store = try RouteStoreClient(server: client.baseURL, key: key, secret: secret, http: client.http, onAnswer: AnswerTrace.note)
             return Consumer(store: store, key: try RouteKey(passphrase: "load generator \(index)", nonce: .random()))
         }
         log("geotag     \(consumers.count) API consumers")

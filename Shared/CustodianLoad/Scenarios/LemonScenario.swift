@@ -20,7 +20,8 @@ struct LemonScenario: Scenario {
     static func prepare(client: LoadClient, apps count: Int, log: @escaping @Sendable (String) -> Void) async throws -> LemonScenario {
         let keys = try await LemonClient.publishedKeys(baseURL: client.baseURL, http: client.http)
         guard let serverKey = keys.first else { throw SetupError("the server publishes no LEMON key") }
-        let lemon = LemonClient(baseURL: client.baseURL, http: client.http, serverKey: serverKey, handshakeHeaders: [client.syntheticHeader])
+        let lemon = LemonClient(
+            baseURL: client.baseURL, http: client.http, serverKey: serverKey, handshakeHeaders: [client.syntheticHeader], onAnswer: AnswerTrace.note)
         // Submissions are read back by the day they arrived; a minute's margin for the clocks.
         let startedAt = Date().addingTimeInterval(-60)
         let sessions = try await concurrently(Array(0..<count), width: 4) { _ in
