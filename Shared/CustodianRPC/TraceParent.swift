@@ -7,7 +7,7 @@ public enum TraceParent {
     /// The `traceparent` naming `context`'s span; nil when the process has no tracer (tools, tests).
     public static func of(_ context: InstrumentationContext) -> String? {
         var headers: [String: String] = [:]
-        InstrumentationSystem.instrument.inject(context, into: &headers, using: HeaderInjector())
+        Spans.tracer.inject(context, into: &headers, using: HeaderInjector())
         return headers["traceparent"]
     }
 
@@ -17,15 +17,18 @@ public enum TraceParent {
         guard let traceparent else { return context }
         var headers = ["traceparent": traceparent]
         headers["tracestate"] = tracestate
-        InstrumentationSystem.instrument.extract(headers, into: &context, using: HeaderExtractor())
+        Spans.tracer.extract(headers, into: &context, using: HeaderExtractor())
         return context
     }
 
-    /// The trace id in a `traceparent` (its 32 hexadecimal digits), or nil when it is no traceparent.
+    /// The trace id in a `traceparent` the tracer wrote (`00-<32 hex digits>-<16>-<2>`), or nil when it is no such one.
+    /// Read at fixed places: splitting the text was 1.8 % of the gateway's CPU time.
     public static func traceID(of traceparent: String) -> String? {
-        let fields = traceparent.split(separator: "-", omittingEmptySubsequences: false)
-        guard fields.count >= 4, fields[1].utf8.count == 32 else { return nil }
-        return String(fields[1])
+        let bytes = traceparent.utf8
+        guard bytes.count == 55, bytes.starts(with: "00-".utf8) else { return nil }
+        let digits = bytes.dropFirst(3).prefix(32)
+        guard digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return String(decoding: digits, as: UTF8.self)
     }
 
     struct HeaderInjector: Injector {

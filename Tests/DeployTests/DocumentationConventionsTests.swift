@@ -14,7 +14,9 @@ struct DocumentationConventionsTests {
     static let allowedAddresses: Set<String> = [
         // The error `custodian route upload` and `custodian geotag` give for a server that does not answer: port 1
         // is one nothing listens on, not a platform the examples ran against.
-        "geotag.md 127.0.0.1:1"
+        "geotag.md 127.0.0.1:1",
+        // An OpenTelemetry collector's OTLP/HTTP port (docs/operations.md, "Tracing"): `custodian up --otlp` points there.
+        "operations.md 127.0.0.1:4318", "benchmarks.md 127.0.0.1:4318",
     ]
 
     /// A loopback address with its port, also URL-encoded (`127.0.0.1%3A8443`, as in a `PIA_URL=` query).

@@ -29,8 +29,8 @@ extension OneAtATime {
             #expect(!slowest.isEmpty && slowest.count <= 10 && slowest == slowest.sorted(by: >))
             #expect(abs((slowest.first ?? 0) - report.total.maxMilliseconds) <= report.total.maxMilliseconds / 100, "\(slowest)")
             #expect(report.slowest.allSatisfy { $0.operation.hasPrefix(scenario + "/") && $0.status != nil })
-            // Tolerates null until the gateway answers with a `traceparent` (issue 29); then every one must have a trace id.
-            #expect(report.slowest.allSatisfy { request in request.trace_id.map { $0.count == 32 } ?? true }, "\(report.slowest)")
+            // Every answer has a `traceparent`, so every slow request names its trace (docs/operations.md, "Tracing").
+            #expect(report.slowest.allSatisfy { $0.trace_id?.count == 32 }, "\(report.slowest)")
         }
 
         @Test func theMixArrivesAtAFixedRate() async throws {
