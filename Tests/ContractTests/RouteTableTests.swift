@@ -45,6 +45,7 @@ struct RouteTableTests {
         SystemMethods.health.name: "the gateway's /readyz",
         SystemMethods.version.name: "operators, over a replica's socket (docs/rpc.md)",
         SystemMethods.retention.name: "the gateway's /metrics, for the retention totals",
+        SystemMethods.tracing.name: "the gateway's /metrics, for the spans each process dropped",
         DevicesMethods.twomesActivity.name: "the gateway's /metrics, for the Twomes devices reporting and silent",
         SystemMethods.sealing.name: "operators, over a replica's socket: `custodian rotate sealing-key` and `<service> --sealing`",
     ]
