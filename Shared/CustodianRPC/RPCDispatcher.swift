@@ -58,22 +58,25 @@ struct RPCDispatcher: Sendable {
     /// Runs the method in a span that continues the caller's (``CallContext/traceparent``), so that the method's own
     /// calls and statements are its children and its log lines carry the trace id.
     private func respond(to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool) async -> ByteBuffer? {
-        let name = methods.handlers[method] == nil ? "unknown method" : method
+        let registered = methods.handlers[method]
+        let name = registered == nil ? "unknown method" : method
         return await Spans.run(name, kind: .server, context: TraceParent.context(traceparent: context.traceparent)) { span in
             if span.isRecording {
                 span.attributes["rpc.system"] = "jsonrpc"
                 span.attributes["rpc.method"] = name
             }
-            return await respond(to: request, method: method, context: context, isNotification: isNotification, span: span)
+            return await respond(
+                to: request, method: method, registered: registered, context: context, isNotification: isNotification, span: span)
         }
     }
 
     private func respond(
-        to request: RPCMethods.Request, method: String, context: CallContext, isNotification: Bool, span: any Span
+        to request: RPCMethods.Request, method: String, registered: RPCMethods.Method?, context: CallContext, isNotification: Bool,
+        span: any Span
     ) async -> ByteBuffer? {
         let response: ByteBuffer
         do {
-            guard let registered = methods.handlers[method] else {
+            guard let registered else {
                 throw RPCError(.methodNotFound, reason: "method_not_found", message: "method not found: \(method)")
             }
             if let deadline = context.deadlineDate, deadline < Date() {

@@ -30,17 +30,17 @@ public struct DatabaseConnection: Sendable {
     /// Runs a prepared statement (parsed once per connection, then only bound and executed) and collects its rows.
     public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
-        let connection = connection
-        // postgres-nio runs prepared statements with async calls only, so the call gets a task of its own (see
-        // `whenOpen`); a plain query needs none.
-        return try await StatementSpan.run(sql: Statement.sql, statement: String(describing: Statement.self)) {
-            try await execute(statement, on: connection, logger: logger)
+        try await StatementSpan.run(sql: Statement.sql, statement: String(describing: Statement.self)) {
+            try await executeInTask(statement, logger: logger)
         }
     }
 
-    private func execute<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, on connection: PostgresConnection, logger: Logger
+    /// postgres-nio runs prepared statements with async calls only, so the call gets a task of its own (see
+    /// `whenOpen`); a plain query needs none.
+    private func executeInTask<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        let connection = connection
         let outcome = connection.eventLoop.makePromise(of: [Statement.Row].self)
         let task = Task {
             do {

@@ -44,39 +44,33 @@ struct HealthRoutes: Sendable {
     }
 
     /// What each service's retention upkeep has deleted (docs/operations.md, "Retention"), from its database, so
-    /// that every gateway replica shows the same figures; a service that does not answer within a second is left out.
+    /// that every gateway replica shows the same figures.
     func retentionMetrics(requestID: String) async -> String {
-        let totals = await withTaskGroup(of: SystemMethods.RetentionTotals?.self) { group in
-            for service in services {
-                group.addTask {
-                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
-                    return try? await rpc.call(SystemMethods.retention, on: service, context: context)
-                }
-            }
-            var all: [SystemMethods.RetentionTotals] = []
-            for await totals in group { if let totals { all.append(totals) } }
-            return all.sorted { $0.service < $1.service }
-        }
-        return RetentionMetrics.render(totals)
+        RetentionMetrics.render(await fromEachService(SystemMethods.retention, requestID: requestID))
     }
 
     /// The spans each process dropped instead of exporting: the gateway's own, and one replica's of each service (the
-    /// one that answers; each line names its instance). A service that does not answer within a second is left out.
+    /// one that answers; each line names its instance).
     func tracingMetrics(requestID: String) async -> String {
-        let totals = await withTaskGroup(of: SystemMethods.TracingTotals?.self) { group in
+        let own = SystemMethods.TracingTotals(
+            service: "gateway", instance: instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
+        return TracingMetrics.render([own] + (await fromEachService(SystemMethods.tracing, requestID: requestID)))
+    }
+
+    /// One replica's answer to `method` from each service, in the services' order; a service that does not answer
+    /// within a second is left out of this scrape.
+    private func fromEachService<Answer: Codable & Sendable>(_ method: RPCMethod<Empty, Answer>, requestID: String) async -> [Answer] {
+        await withTaskGroup(of: (String, Answer?).self) { group in
             for service in services {
                 group.addTask {
                     let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
-                    return try? await rpc.call(SystemMethods.tracing, on: service, context: context)
+                    return (service, try? await rpc.call(method, on: service, context: context))
                 }
             }
-            var all: [SystemMethods.TracingTotals] = []
-            for await totals in group { if let totals { all.append(totals) } }
-            return all
+            var answers: [(String, Answer)] = []
+            for await (service, answer) in group { if let answer { answers.append((service, answer)) } }
+            return answers.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        let own = SystemMethods.TracingTotals(
-            service: "gateway", instance: instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
-        return TracingMetrics.render([own] + totals.sorted { $0.service < $1.service })
     }
 
     /// The Twomes devices reporting and silent (docs/operations.md, "Metrics"), from the devices service's database like

@@ -5,21 +5,17 @@ import CustodianContracts
 /// slower requests: the exporter does not hold a request up.
 enum TracingMetrics {
     static func render(_ totals: [SystemMethods.TracingTotals]) -> String {
-        var text = """
-            # HELP custodian_trace_spans_dropped_total Spans finished but not exported (queue full or collector failing), per process
-            # TYPE custodian_trace_spans_dropped_total counter
-
-            """
-        for total in totals {
-            text += "custodian_trace_spans_dropped_total\(labels(total)) \(total.spansDropped)\n"
-        }
-        text += """
-            # HELP custodian_trace_exporting Whether the process exports spans over OTLP (1) or not (0)
-            # TYPE custodian_trace_exporting gauge
-
-            """
-        for total in totals {
-            text += "custodian_trace_exporting\(labels(total)) \(total.exporting ? 1 : 0)\n"
+        let families: [(name: String, type: String, help: String, value: (SystemMethods.TracingTotals) -> Int)] = [
+            (
+                "custodian_trace_spans_dropped_total", "counter",
+                "Spans finished but not exported (queue full or collector failing), per process", { $0.spansDropped }
+            ),
+            ("custodian_trace_exporting", "gauge", "Whether the process exports spans over OTLP (1) or not (0)", { $0.exporting ? 1 : 0 }),
+        ]
+        var text = ""
+        for family in families {
+            text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.type)\n"
+            for total in totals { text += "\(family.name)\(labels(total)) \(family.value(total))\n" }
         }
         return text
     }
