@@ -28,16 +28,24 @@ install_python() {
   $sudo apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip >/dev/null
 }
 
-# The pins installed last time, so a run that has them all does not ask pip.
+# The pins installed last time, so a run that has them all does not ask pip. Several tests source this at once on a
+# fresh machine (the Swift suite runs its Python-backed tests in parallel): one at a time makes or updates the venv, under
+# a lock, and the others find it done; without the lock, one's `venv --clear` removed what another had just installed.
 if [ "$(cat "$tools_venv/pins" 2>/dev/null)" != "${python_tools[*]}" ]; then
-  command -v python3 >/dev/null || install_python
-  if [ ! -x "$tools/pip" ]; then
-    # Debian's python3 makes a venv only with python3-venv (ensurepip) installed.
-    if ! python3 -m venv --clear "$tools_venv" >/dev/null 2>&1; then
-      install_python
-      python3 -m venv --clear "$tools_venv"
+  mkdir -p "$(dirname "$tools_venv")"
+  {
+    flock 9
+    if [ "$(cat "$tools_venv/pins" 2>/dev/null)" != "${python_tools[*]}" ]; then
+      command -v python3 >/dev/null || install_python
+      if [ ! -x "$tools/pip" ]; then
+        # Debian's python3 makes a venv only with python3-venv (ensurepip) installed.
+        if ! python3 -m venv --clear "$tools_venv" >/dev/null 2>&1; then
+          install_python
+          python3 -m venv --clear "$tools_venv"
+        fi
+      fi
+      "$tools/pip" install -q --disable-pip-version-check "${python_tools[@]}"
+      echo "${python_tools[*]}" > "$tools_venv/pins"
     fi
-  fi
-  "$tools/pip" install -q --disable-pip-version-check "${python_tools[@]}"
-  echo "${python_tools[*]}" > "$tools_venv/pins"
+  } 9> "$tools_venv.lock"
 fi

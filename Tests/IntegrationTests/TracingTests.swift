@@ -34,6 +34,7 @@ enum TracingTests {
                     try await twomes(receiver, platform: platform, secrets: secrets)
                     try await vaultBatch(receiver, platform: platform, secrets: secrets)
                     try await lemonSubmission(receiver, platform: platform, secrets: secrets)
+                    try await hostileTraceHeaders(receiver, platform: platform)
                     try checkNoParticipantData(in: receiver.spans(), secrets: secrets.values)
                     collector = nil
                     try await collectorDown(receiver, platform: platform)
@@ -152,6 +153,31 @@ enum TracingTests {
             #expect(spans.call(of: "statistics.submission.create", on: "statistics") != nil)
         }
 
+        /// A `traceparent` or `tracestate` that is not W3C, however long or odd, starts a new trace: the request is
+        /// answered as without it, and no process is harmed.
+        func hostileTraceHeaders(_ receiver: OTLPReceiver, platform: RunningPlatform) async throws {
+            let valid = "4bf92f3577b34da6a3ce929d0e0e4736"
+            let headers: [[(String, String)]] = [
+                [("traceparent", "")], [("traceparent", "00-\(valid)")], [("traceparent", "ff-\(valid)-00f067aa0ba902b7-01")],
+                [("traceparent", "00-00000000000000000000000000000000-00f067aa0ba902b7-01")],
+                [("traceparent", "00-\(valid)-0000000000000000-01")], [("traceparent", "00-\(valid.uppercased())-00f067aa0ba902b7-01")],
+                [("traceparent", "00-\(valid)-00f067aa0ba902b7-zz")],
+                [("traceparent", "00-\(valid)-00f067aa0ba902b7-01-" + String(repeating: "9", count: 6000))],
+                [("traceparent", "00-é\(valid.dropFirst())-00f067aa0ba902b7-01")],
+                [("traceparent", "00-\(Self.randomHex(16))-00f067aa0ba902b7-01"), ("tracestate", String(repeating: "k=v,", count: 1500))],
+                [("traceparent", "00-\(Self.randomHex(16))-00f067aa0ba902b7-01"), ("tracestate", "=,=,,é==,a=\"b\",=")],
+            ]
+            for given in headers {
+                let reply = try await platform.request(.GET, "/healthz", headers: given)
+                #expect(reply.status == 200, "\(given.map(\.0)): \(reply.status) \(reply.text)")
+                let traceID = try #require(Self.traceID(of: reply), "\(given.map(\.0)): no traceparent")
+                #expect(traceID.count == 32 && traceID != String(repeating: "0", count: 32))
+                if given.count == 1 { #expect(traceID != valid, "a traceparent that is not W3C was continued: \(given[0].1.prefix(80))") }
+            }
+            // The processes are all still there: the readiness check reaches every service.
+            #expect(try await platform.request(.GET, "/readyz").status == 200)
+        }
+
         /// No span holds a participant's identifier, credential or data, nor the attributes that would carry them.
         func checkNoParticipantData(in spans: [ReceivedSpan], secrets: [String]) throws {
             #expect(spans.count > 50)
@@ -191,6 +217,12 @@ enum TracingTests {
                 if dropped == 0 { try await Task.sleep(for: .seconds(1)) }
             }
             #expect(dropped > 0, "the gateway counted no dropped spans while its collector was down")
+            // Each service's figures are there too, from `system.tracing`, naming the replica.
+            let metrics = try await platform.request(.GET, "/metrics").text
+            for service in ["auth", "devices", "links", "routes", "statistics", "vault"] {
+                #expect(metrics.contains("custodian_trace_exporting{service=\"\(service)\",instance=\""), "\(service) is missing:\n\(metrics)")
+                #expect(metrics.contains("custodian_trace_spans_dropped_total{service=\"\(service)\",instance=\""))
+            }
 
             let back = try await OTLPReceiver.start(port: receiver.port, spansFile: receiver.spansFile)
             let reply = try await platform.request(.GET, "/readyz")
