@@ -19,8 +19,9 @@ final class OTLPReceiver: Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    /// Starts one on `port` (any free one when 0), appending to `spansFile`.
-    static func start(port: Int = 0, spansFile: String? = nil) async throws -> OTLPReceiver {
+    /// Starts one on `port` (any free one when 0), appending to `spansFile`; one that is `slow` holds each export that
+    /// many seconds before it answers.
+    static func start(port: Int = 0, spansFile: String? = nil, slow: Double = 0) async throws -> OTLPReceiver {
         let spansFile = spansFile ?? NSTemporaryDirectory() + "cit-spans-\(UUID().uuidString.prefix(8)).jsonl"
         let outputFile = spansFile + ".out"
         _ = FileManager.default.createFile(atPath: outputFile, contents: nil)
@@ -29,8 +30,8 @@ final class OTLPReceiver: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [
             "-c",
-            #"source Deploy/dev/python-tools.sh >&2 && exec "$tools/python" Deploy/dev/otlp/receiver.py --port "$1" --out "$2""#,
-            "receiver", String(port), spansFile,
+            #"source Deploy/dev/python-tools.sh >&2 && exec "$tools/python" Deploy/dev/otlp/receiver.py --port "$1" --out "$2" --delay "$3""#,
+            "receiver", String(port), spansFile, String(slow),
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
         process.standardOutput = output

@@ -24,6 +24,8 @@ enum TracingTests {
                     "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
                     // Export every 100 ms instead of every 5 s, so that the test does not wait.
                     "OTEL_BSP_SCHEDULE_DELAY": "100",
+                    // A queue of 256 spans instead of 2,048, so that a slow collector fills it within a few requests.
+                    "OTEL_BSP_MAX_QUEUE_SIZE": "256", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "128",
                 ]) { _, new in new },
                 arguments: ["--replicas", "devices=2"])
             var collector: OTLPReceiver? = receiver
@@ -38,6 +40,7 @@ enum TracingTests {
                     try checkNoParticipantData(in: receiver.spans(), secrets: secrets.values)
                     collector = nil
                     try await collectorDown(receiver, platform: platform)
+                    try await collectorSlow(port: receiver.port, platform: platform)
                 }
             } catch {
                 await collector?.stop()
@@ -210,10 +213,7 @@ enum TracingTests {
             var dropped = 0
             let deadline = ContinuousClock.now + .seconds(90)
             while dropped == 0 && ContinuousClock.now < deadline {
-                let metrics = try await platform.request(.GET, "/metrics").text
-                dropped =
-                    metrics.split(separator: "\n").filter { $0.hasPrefix("custodian_trace_spans_dropped_total{service=\"gateway\"") }
-                    .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.first ?? 0
+                dropped = try await Self.droppedByTheGateway(platform)
                 if dropped == 0 { try await Task.sleep(for: .seconds(1)) }
             }
             #expect(dropped > 0, "the gateway counted no dropped spans while its collector was down")
@@ -230,6 +230,49 @@ enum TracingTests {
             let spans = try await back.trace(traceID) { $0.contains { $0.name == "GET /readyz" } }
             #expect(spans.contains { $0.name == "GET /readyz" }, "no trace arrived once the collector was back")
             await back.stop()
+        }
+
+        /// The collector is slow: it holds each export a minute, longer than the exporter waits (10 s). Requests are
+        /// answered meanwhile as quickly as before, and the spans that do not fit the queue, and the batches whose export
+        /// timed out, are counted as dropped.
+        func collectorSlow(port: Int, platform: RunningPlatform) async throws {
+            let slow = try await OTLPReceiver.start(port: port, slow: 60)
+            do {
+                try await whileSlow(platform)
+            } catch {
+                await slow.stop()
+                throw error
+            }
+            await slow.stop()
+        }
+
+        func whileSlow(_ platform: RunningPlatform) async throws {
+            let before = try await Self.droppedByTheGateway(platform)
+            // `/readyz` asks every service: about seven spans each at the gateway, 700 in all for a queue of 256.
+            var slowest: Duration = .zero
+            for _ in 0..<100 {
+                let start = ContinuousClock.now
+                let answer = try await platform.request(.GET, "/readyz")
+                slowest = max(slowest, ContinuousClock.now - start)
+                #expect(answer.status == 200, "\(answer.text)")
+            }
+            // Held up by the collector, a request would take at least the exporter's 10 s.
+            #expect(slowest < .seconds(8), "a request waited \(slowest) while the collector was slow")
+            var dropped = before
+            let deadline = ContinuousClock.now + .seconds(60)
+            while dropped == before && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .seconds(1))
+                dropped = try await Self.droppedByTheGateway(platform)
+            }
+            print("Tracing: slowest of 100 requests while the collector was slow: \(slowest); dropped spans \(before) → \(dropped)")
+            #expect(dropped > before, "the gateway counted no dropped spans with a slow collector")
+        }
+
+        /// `custodian_trace_spans_dropped_total` of the gateway in /metrics.
+        static func droppedByTheGateway(_ platform: RunningPlatform) async throws -> Int {
+            let metrics = try await platform.request(.GET, "/metrics").text
+            return metrics.split(separator: "\n").filter { $0.hasPrefix("custodian_trace_spans_dropped_total{service=\"gateway\"") }
+                .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.first ?? 0
         }
 
         /// Every span of the trace hangs from one root, the gateway's server span for `route`, whose parent is the
