@@ -72,6 +72,45 @@ public final class RPCClient: Service, Sendable {
         _ service: String, _ method: String, input: Input, context: CallContext,
         as output: Output.Type = Output.self, timeout: Duration? = nil, retry: RPCRetry = .unsafe
     ) async throws -> Output {
+        try await traced(service, method, context: context) { context, span in
+            try await perform(service, method, input: input, context: context, timeout: timeout, retry: retry, span: span)
+        }
+    }
+
+    /// Calls a method every service answers (`system.*`) on each replica of `service` known now, once each and never
+    /// on another: the answers of the replicas that answered, in their endpoints' order. For what each process keeps
+    /// on its own, such as the spans it dropped; a replica that does not answer is left out.
+    public func callEachReplica<Output: Decodable & Sendable>(
+        _ method: RPCMethod<Empty, Output>, on service: String, context: CallContext, timeout: Duration? = nil
+    ) async -> [Output] {
+        guard let replicas = services[service] else { return [] }
+        let pools = replicas.candidates().sorted { $0.endpoint.description < $1.endpoint.description }
+        let deadline = effectiveDeadline(context: context, timeout: timeout ?? replicas.settings.defaultTimeout)
+        return await withTaskGroup(of: (Int, Output?).self) { group in
+            for (index, pool) in pools.enumerated() {
+                group.addTask {
+                    let answer = try? await self.traced(service, method.name, context: context) { context, span in
+                        if span.isRecording { pool.endpoint.describe(in: span) }
+                        var context = context
+                        context.deadline = Int64((deadline.timeIntervalSince1970 * 1000).rounded())
+                        let response = try await self.send(method.name, input: Empty(), context: context, to: pool, deadline: deadline)
+                        if let error = try response.error(service: service, method: method.name) { throw error }
+                        return try response.result(as: Output.self, service: service, method: method.name)
+                    }
+                    return (index, answer)
+                }
+            }
+            var answers: [(Int, Output)] = []
+            for await (index, answer) in group { if let answer { answers.append((index, answer)) } }
+            return answers.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Runs `body`, which makes one call, in the call's client span, with the span in the context it sends, and tells
+    /// the observer how it went.
+    private func traced<Output>(
+        _ service: String, _ method: String, context: CallContext, _ body: (CallContext, any Span) async throws -> Output
+    ) async throws -> Output {
         let started = ContinuousClock.now
         return try await Spans.run("\(service)/\(method)", kind: .client, failed: { !Self.isRejection($0) }) { span in
             if span.isRecording {
@@ -82,8 +121,7 @@ public final class RPCClient: Service, Sendable {
             var context = context
             context.traceparent = TraceParent.of(span.context)
             do {
-                let result: Output = try await perform(
-                    service, method, input: input, context: context, timeout: timeout, retry: retry, span: span)
+                let result = try await body(context, span)
                 observer(service, method, (ContinuousClock.now - started).seconds, "ok")
                 return result
             } catch {

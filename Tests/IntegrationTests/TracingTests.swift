@@ -217,12 +217,15 @@ enum TracingTests {
                 if dropped == 0 { try await Task.sleep(for: .seconds(1)) }
             }
             #expect(dropped > 0, "the gateway counted no dropped spans while its collector was down")
-            // Each service's figures are there too, from `system.tracing`, naming the replica.
+            // Each replica's figures of each service are there too, from `system.tracing`, naming the replica: both of
+            // devices', each of which dropped what it could not send.
             let metrics = try await platform.request(.GET, "/metrics").text
             for service in ["auth", "devices", "links", "routes", "statistics", "vault"] {
                 #expect(metrics.contains("custodian_trace_exporting{service=\"\(service)\",instance=\""), "\(service) is missing:\n\(metrics)")
                 #expect(metrics.contains("custodian_trace_spans_dropped_total{service=\"\(service)\",instance=\""))
             }
+            let devices = metrics.split(separator: "\n").filter { $0.hasPrefix("custodian_trace_exporting{service=\"devices\"") }
+            #expect(devices.count == 2, "not one line per devices replica:\n\(metrics)")
 
             let back = try await OTLPReceiver.start(port: receiver.port, spansFile: receiver.spansFile)
             let reply = try await platform.request(.GET, "/readyz")

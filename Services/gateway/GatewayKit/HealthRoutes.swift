@@ -49,12 +49,23 @@ struct HealthRoutes: Sendable {
         RetentionMetrics.render(await fromEachService(SystemMethods.retention, requestID: requestID))
     }
 
-    /// The spans each process dropped instead of exporting: the gateway's own, and one replica's of each service (the
-    /// one that answers; each line names its instance).
+    /// The spans each process dropped instead of exporting: the gateway's own, and each replica's of each service (a
+    /// process keeps its own count; each line names its instance).
     func tracingMetrics(requestID: String) async -> String {
         let own = SystemMethods.TracingTotals(
             service: "gateway", instance: instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
-        return TracingMetrics.render([own] + (await fromEachService(SystemMethods.tracing, requestID: requestID)))
+        let replicas = await withTaskGroup(of: [SystemMethods.TracingTotals].self) { group in
+            for service in services {
+                group.addTask {
+                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
+                    return await rpc.callEachReplica(SystemMethods.tracing, on: service, context: context)
+                }
+            }
+            var all: [SystemMethods.TracingTotals] = []
+            for await answers in group { all += answers }
+            return all.sorted { ($0.service, $0.instance) < ($1.service, $1.instance) }
+        }
+        return TracingMetrics.render([own] + replicas)
     }
 
     /// One replica's answer to `method` from each service, in the services' order; a service that does not answer
