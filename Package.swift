@@ -529,7 +529,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "CustodianRuntime", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/GatewayTests"

@@ -14,11 +14,16 @@ part() {
 }
 trap 'printf "test.sh: %s\n" "${timings[@]}" "$(printf "%-20s %5d s" total $SECONDS)"' EXIT
 part install ./Deploy/dev/install-dependencies.sh --tests
+mkdir -p "$HOME/.cache/custodian"
+# The Python test tools' environment (Deploy/dev/python-tools.sh; pip takes a minute or more on a fresh machine) is made
+# while Swift builds, so that no test waits for it: four tests use it, and on CI's fresh machine their waiting held the
+# test process's threads while timed tests ran beside them.
+bash -c 'source Deploy/dev/python-tools.sh' > "$HOME/.cache/custodian/python-tools.log" 2>&1 &
+python_tools=$!
 # The compose test's Docker engines and stand-in base images (Deploy/dev/compose.sh) are fetched and made while Swift
 # builds: that is network and disk more than CPU. Only as root (a daemon of its own), and only for the full run.
 prepare=""
 if [ $# -eq 0 ] && [ "$(id -u)" -eq 0 ]; then
-  mkdir -p "$HOME/.cache/custodian"
   ./Deploy/dev/compose.sh --prepare > "$HOME/.cache/custodian/compose-prepare.log" 2>&1 &
   prepare=$!
 fi
@@ -26,6 +31,7 @@ fi
 part format swift format lint --strict --recursive Services Shared Tests Package.swift
 # The integration suite runs the executables, so build every product, not just the test bundle.
 part build swift build --build-tests
+part python-tools wait $python_tools || { cat "$HOME/.cache/custodian/python-tools.log"; exit 1; }
 part tests swift test --skip-build "$@"
 # With no filter, the scripts that put the whole platform under load and faults run too, one after another, so the
 # tests above do not compete with them for the cores.

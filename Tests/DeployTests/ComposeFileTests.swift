@@ -277,7 +277,13 @@ func repositoryFile(_ path: String) throws -> String {
 
 /// Runs a command from the repository root with nothing on its standard input: its exit status and what it printed
 /// (standard output and error together).
-func runScript(_ arguments: [String]) throws -> (status: Int32, output: String) {
+/// On a thread of its own: a script may take minutes (pip making the tools' environment on a fresh machine), and
+/// waiting on the cooperative pool's few threads would stall every other test of the process meanwhile.
+func runScript(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await BlockingWork.onItsOwnThread { try runScriptBlocking(arguments) }
+}
+
+private func runScriptBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments

@@ -244,8 +244,8 @@ struct KubernetesManifestTests {
     }
 
     /// Kubernetes' own schemas (kubernetes-validate, installed into a virtual environment on first use).
-    @Test func validatorAcceptsTheManifests() throws {
-        let (status, text) = try runScript(["bash", Self.validator])
+    @Test func validatorAcceptsTheManifests() async throws {
+        let (status, text) = try await runScript(["bash", Self.validator])
         #expect(status == 0, "\(Self.validator) exited with \(status):\n\(text)")
     }
 }

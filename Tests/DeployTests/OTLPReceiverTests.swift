@@ -6,8 +6,8 @@ import Testing
 /// environment (Deploy/dev/python-tools.sh), made on first use.
 @Suite("OTLP receiver")
 struct OTLPReceiverTests {
-    @Test func theReceiversOwnTestsPass() throws {
-        let (status, text) = try runScript([
+    @Test func theReceiversOwnTestsPass() async throws {
+        let (status, text) = try await runScript([
             "bash", "-c", #"source Deploy/dev/python-tools.sh >&2 && exec "$tools/python" Deploy/dev/otlp/receiver_test.py"#,
         ])
         #expect(status == 0, "Deploy/dev/otlp/receiver_test.py exited with \(status):\n\(text)")

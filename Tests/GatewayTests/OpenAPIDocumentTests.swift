@@ -1,6 +1,7 @@
 import CustodianJSON
 import CustodianRPC
 import CustodianProcess
+import CustodianRuntime
 import Foundation
 @testable import GatewayKit
 import Hummingbird
@@ -26,24 +27,15 @@ struct OpenAPIDocumentTests {
     /// The gateway converts the document it was built with; PyYAML and Python's `json` (in the tools' virtual environment,
     /// Deploy/dev/python-tools.sh) convert docs/openapi.yaml as it is now, as a script did when the gateway served a copy.
     /// Equal bytes: the build has the document, and `/openapi.json` answers as it always has.
-    @Test func theServedDocumentIsDocsOpenAPIYamlAsPythonWritesIt() throws {
+    @Test func theServedDocumentIsDocsOpenAPIYamlAsPythonWritesIt() async throws {
         let python = """
             import json, sys, yaml
             document = yaml.safe_load(open("docs/openapi.yaml", encoding="utf-8"))
             sys.stdout.buffer.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", #"source Deploy/dev/python-tools.sh >&2 && exec "$tools/python" -c "$0""#, python]
-        process.currentDirectoryURL = Self.repository
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let written = output.fileHandleForReading.readDataToEndOfFile()
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(problems)")
+        let (status, written, problems) = try await Self.runInToolsEnvironment(
+            ["-c", #"source Deploy/dev/python-tools.sh >&2 && exec "$tools/python" -c "$0""#, python])
+        try #require(status == 0, "\(problems)")
         // The first difference and what is around it: the whole documents would be 285 KB each in the report.
         let served = OpenAPIDocument.bytes, expected = Array(written)
         let at = zip(served, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(served.count, expected.count)
@@ -139,17 +131,36 @@ struct OpenAPIDocumentTests {
     }
 
     /// openapi-spec-validator (PyPI), in the tools' virtual environment the script makes.
-    @Test func aValidatorAcceptsTheDocument() throws {
-        let process = Process()
-        process.executableURL = Self.repository.appendingPathComponent("Deploy/dev/validate-openapi.sh")
-        process.currentDirectoryURL = Self.repository
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+    @Test func aValidatorAcceptsTheDocument() async throws {
+        let (status, output, problems) = try await Self.runInToolsEnvironment([Self.repository.path + "/Deploy/dev/validate-openapi.sh"])
+        #expect(status == 0, "\(String(decoding: output, as: UTF8.self))\(problems)")
+    }
+
+    /// Runs bash with `arguments` in the repository: its exit status, its output, and what it wrote to standard error
+    /// (into a file, which unlike a pipe never fills up and stalls it). On a thread of its own: on a fresh machine the
+    /// tools' environment is made first (pip, for a minute or more), and waiting on the cooperative pool's two threads
+    /// would stall every other test of the process meanwhile.
+    static func runInToolsEnvironment(_ arguments: [String]) async throws -> (status: Int32, output: Data, errors: String) {
+        let repository = Self.repository
+        return try await BlockingWork.onItsOwnThread {
+            let errorsPath = NSTemporaryDirectory() + "openapi-tests-\(UUID().uuidString).err"
+            _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+            defer { try? FileManager.default.removeItem(atPath: errorsPath) }
+            let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
+            defer { try? errors.close() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = arguments
+            process.currentDirectoryURL = repository
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let written = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, written, (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "")
+        }
     }
 
     @Test func theGatewayServesTheDocumentItsReferenceAndAHomePage() async throws {
