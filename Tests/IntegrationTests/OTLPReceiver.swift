@@ -137,5 +137,14 @@ extension [ReceivedSpan] {
         filter { $0.attribute("db.system.name") == "postgresql" && $0.service == span.service && descends($0, from: span) }
     }
 
+    /// Whether every span of the trace has arrived: one root, the gateway's server span for `route` (its parent, if
+    /// any, is the client's), and every other span's parent among them. Each process exports on its own, and the
+    /// request's own span ends last, so a trace arrives in parts.
+    func isWhole(rootedAt route: String) -> Bool {
+        let ids = Set(map(\.spanID))
+        let roots = filter { !ids.contains($0.parentSpanID) }
+        return roots.count == 1 && roots[0].name == route && roots[0].kind == "SERVER"
+    }
+
     var tree: String { map(\.description).sorted().joined(separator: "\n") }
 }
