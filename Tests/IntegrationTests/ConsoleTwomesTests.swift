@@ -13,9 +13,16 @@ extension PlatformTests.Console {
             let browser = Browser(platform)
             try await browser.logIn(platform.adminToken)
             let device = try await PlatformTests.TwomesProvisioning.provision()
-            // Readings today and three days ago: the days between are gaps.
-            try Study.readings(device.deviceName, "SELECT now() - n * interval '600 seconds' FROM generate_series(0, 5) n")
-            try Study.readings(device.deviceName, "SELECT now() - interval '3 days' - n * interval '600 seconds' FROM generate_series(0, 2) n")
+            // Readings today and three days ago: the days between are gaps. Each day's readings lie within its first
+            // minutes: counted back from now, they fell partly on the day before in the first hour after midnight UTC
+            // (seen at 00:10, 26 gaps instead of 28).
+            try Study.readings(
+                device.deviceName,
+                "SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') + n * interval '10 seconds' FROM generate_series(0, 5) n")
+            try Study.readings(
+                device.deviceName,
+                "SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') - interval '3 days' + n * interval '10 seconds' FROM generate_series(0, 2) n"
+            )
             let participant = try await browser.get("/console/twomes/accounts/\(device.pseudonym)")
             #expect(participant.status == 200)
             #expect(participant.text.contains("<h1>Participant \(device.pseudonym)</h1>") && participant.text.contains("activated "))
