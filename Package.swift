@@ -443,6 +443,8 @@ let package = Package(
             path: "Tests/ServiceTestSupport",
             swiftSettings: settings
         ),
+        // Running a program from a test without holding one of the threads every test shares.
+        .target(name: "ProcessTestSupport", dependencies: [], path: "Tests/ProcessTestSupport", swiftSettings: settings),
         .testTarget(
             name: "AuthTests",
             dependencies: [
@@ -529,7 +531,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "GatewayKit", "CustodianContracts", "CustodianProcess", "CustodianRPC", "CustodianJWT",
-                "CustodianRuntime", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "ProcessTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/GatewayTests"
@@ -539,7 +541,7 @@ let package = Package(
             dependencies: [
                 "CustodianJSON", "CustodianHTTP", "CustodianContracts", "CustodianRuntime", "CustodianRPC", "CustodianSecurity", "LinksService",
                 "CustodianGeotag", "GeotagClient", "CustodianLemon", "LemonClient", "GeotagTool",
-                "CustodianQR", "CustodianAudit",
+                "CustodianQR", "CustodianAudit", "ProcessTestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -580,7 +582,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeployTests",
-            dependencies: ["CustodianRuntime", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CustodianRuntime", "ProcessTestSupport", .product(name: "Yams", package: "Yams")],
             path: "Tests/DeployTests"
         ),
     ]

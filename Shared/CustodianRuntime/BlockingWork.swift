@@ -1,4 +1,3 @@
-import Foundation
 import NIOPosix
 
 /// Work that holds a CPU for tens of milliseconds at a stretch, such as Argon2 (password hashes and keys derived from
@@ -9,16 +8,5 @@ import NIOPosix
 public enum BlockingWork {
     public static func run<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await NIOThreadPool.singleton.runIfActive(work)
-    }
-}
-
-extension BlockingWork {
-    /// Work that waits for long rather than computes (a child process that may run for minutes, such as pip making
-    /// the test tools' environment), on a thread of its own. On the cooperative pool it would stall every task of the
-    /// process, as above; on NIO's pool it would stall the Argon2 work queued there.
-    public static func onItsOwnThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
-        }
     }
 }

@@ -1,5 +1,6 @@
 import CustodianRuntime
 import Foundation
+import ProcessTestSupport
 import Testing
 import Yams
 
@@ -277,26 +278,9 @@ func repositoryFile(_ path: String) throws -> String {
 
 /// Runs a command from the repository root with nothing on its standard input: its exit status and what it printed
 /// (standard output and error together).
-/// On a thread of its own: a script may take minutes (pip making the tools' environment on a fresh machine), and
-/// waiting on the cooperative pool's few threads would stall every other test of the process meanwhile.
 func runScript(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-    try await BlockingWork.onItsOwnThread { try runScriptBlocking(arguments) }
-}
-
-private func runScriptBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read before waiting: a full pipe would block the script.
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    let run = try await CommandRunner.run("/usr/bin/env", arguments, directory: repositoryRoot, together: true)
+    return (run.status, run.stdout)
 }
 
 /// Names of `.executable(name: "X", ...)` products, in declaration order.

@@ -1,12 +1,12 @@
 import CustodianJSON
 import CustodianRPC
 import CustodianProcess
-import CustodianRuntime
 import Foundation
 @testable import GatewayKit
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ProcessTestSupport
 import Testing
 
 /// docs/openapi.yaml describes every route the gateway serves, and nothing else: checked against the route table in
@@ -136,31 +136,11 @@ struct OpenAPIDocumentTests {
         #expect(status == 0, "\(String(decoding: output, as: UTF8.self))\(problems)")
     }
 
-    /// Runs bash with `arguments` in the repository: its exit status, its output, and what it wrote to standard error
-    /// (into a file, which unlike a pipe never fills up and stalls it). On a thread of its own: on a fresh machine the
-    /// tools' environment is made first (pip, for a minute or more), and waiting on the cooperative pool's two threads
-    /// would stall every other test of the process meanwhile.
+    /// Runs bash with `arguments` in the repository: its exit status, its output, and what it wrote to standard error.
+    /// On a fresh machine the tools' environment is made first (pip, for a minute or more).
     static func runInToolsEnvironment(_ arguments: [String]) async throws -> (status: Int32, output: Data, errors: String) {
-        let repository = Self.repository
-        return try await BlockingWork.onItsOwnThread {
-            let errorsPath = NSTemporaryDirectory() + "openapi-tests-\(UUID().uuidString).err"
-            _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
-            defer { try? FileManager.default.removeItem(atPath: errorsPath) }
-            let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
-            defer { try? errors.close() }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = arguments
-            process.currentDirectoryURL = repository
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let written = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, written, (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "")
-        }
+        let run = try await CommandRunner.run("/bin/bash", arguments, directory: Self.repository, together: false)
+        return (run.status, Data(run.stdout.utf8), run.stderr)
     }
 
     @Test func theGatewayServesTheDocumentItsReferenceAndAHomePage() async throws {

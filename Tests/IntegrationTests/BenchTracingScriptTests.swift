@@ -1,5 +1,6 @@
 import CustodianProcess
 import Foundation
+import ProcessTestSupport
 import Testing
 
 extension TracingTests {

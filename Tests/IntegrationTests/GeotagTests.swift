@@ -3,6 +3,7 @@ import CustodianGeotag
 import GeotagClient
 import Foundation
 import NIOHTTP1
+import ProcessTestSupport
 import Testing
 
 extension PlatformTests {

@@ -4,6 +4,7 @@ import CustodianRPC
 import Foundation
 import JWTKit
 import Logging
+import ProcessTestSupport
 import Testing
 
 extension OneAtATime {

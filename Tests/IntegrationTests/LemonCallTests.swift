@@ -1,6 +1,7 @@
 import Crypto
 import CustodianLemon
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// A command's exit status with its standard output and standard error apart, for commands whose stdout is meant

@@ -2,17 +2,19 @@ import Foundation
 
 /// Runs a program to completion, its standard output and standard error into files (a pipe could fill up and stall
 /// it), waiting without holding one of the few threads every test shares: an upload to an unreachable server takes
-/// seconds.
-enum CommandRunner {
-    /// Each stream's text; with `together`, both went into one file and `stderr` is empty.
-    static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], together: Bool
+/// seconds, and on a fresh machine a script that makes the Python tools' environment first takes a minute or more.
+public enum CommandRunner {
+    /// Each stream's text; with `together`, both went into one file and `stderr` is empty. `directory`: where it runs
+    /// (default: where the tests run).
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil, together: Bool
     )
         async throws -> (status: Int32, stdout: String, stderr: String)
     {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
