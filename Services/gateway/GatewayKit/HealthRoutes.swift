@@ -44,9 +44,12 @@ struct HealthRoutes: Sendable {
     }
 
     /// What each service's retention upkeep has deleted (docs/operations.md, "Retention"), from its database, so
-    /// that every gateway replica shows the same figures.
+    /// that every gateway replica shows the same figures: one replica's answer is enough.
     func retentionMetrics(requestID: String) async -> String {
-        RetentionMetrics.render(await fromEachService(SystemMethods.retention, requestID: requestID))
+        RetentionMetrics.render(
+            await fromEachService(requestID: requestID) { service, context in
+                (try? await rpc.call(SystemMethods.retention, on: service, context: context)).map { [$0] } ?? []
+            })
     }
 
     /// The spans each process dropped instead of exporting: the gateway's own, and each replica's of each service (a
@@ -54,33 +57,26 @@ struct HealthRoutes: Sendable {
     func tracingMetrics(requestID: String) async -> String {
         let own = SystemMethods.TracingTotals(
             service: "gateway", instance: instance, exporting: ProcessTracing.isExporting, spansDropped: SpanDrops.total)
-        let replicas = await withTaskGroup(of: [SystemMethods.TracingTotals].self) { group in
-            for service in services {
-                group.addTask {
-                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
-                    return await rpc.callEachReplica(SystemMethods.tracing, on: service, context: context)
-                }
-            }
-            var all: [SystemMethods.TracingTotals] = []
-            for await answers in group { all += answers }
-            return all.sorted { ($0.service, $0.instance) < ($1.service, $1.instance) }
+        let replicas = await fromEachService(requestID: requestID) { service, context in
+            await rpc.callEachReplica(SystemMethods.tracing, on: service, context: context)
         }
         return TracingMetrics.render([own] + replicas)
     }
 
-    /// One replica's answer to `method` from each service, in the services' order; a service that does not answer
-    /// within a second is left out of this scrape.
-    private func fromEachService<Answer: Codable & Sendable>(_ method: RPCMethod<Empty, Answer>, requestID: String) async -> [Answer] {
-        await withTaskGroup(of: (String, Answer?).self) { group in
+    /// What `ask` gets from each service, asked at once, in the services' order; what does not come within a second is
+    /// left out of this scrape.
+    private func fromEachService<Answer: Sendable>(
+        requestID: String, _ ask: @escaping @Sendable (_ service: String, CallContext) async -> [Answer]
+    ) async -> [Answer] {
+        await withTaskGroup(of: (String, [Answer]).self) { group in
             for service in services {
                 group.addTask {
-                    let context = CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))
-                    return (service, try? await rpc.call(method, on: service, context: context))
+                    (service, await ask(service, CallContext(requestID: requestID, deadline: Date().addingTimeInterval(1))))
                 }
             }
-            var answers: [(String, Answer)] = []
-            for await (service, answer) in group { if let answer { answers.append((service, answer)) } }
-            return answers.sorted { $0.0 < $1.0 }.map(\.1)
+            var answers: [(String, [Answer])] = []
+            for await answer in group { answers.append(answer) }
+            return answers.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
     }
 
